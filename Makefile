@@ -1,0 +1,75 @@
+# perfshim — build, test and bench. `make` rebuilds wasm/ and dist/ from src/ and glue/.
+EMCC_VERSION := 3.1.6
+EMCC ?= emcc
+CC ?= cc
+NODE ?= node
+export NODE_PATH := /usr/share/nodejs
+
+SRC := $(sort $(wildcard src/*.c))
+HDR := $(sort $(wildcard src/*.h))
+CJSON := third_party/cjson/cJSON.c
+# The ABI is every PS_API declaration in the headers.
+EXPORTS = $(shell bash tools/exports.sh $(HDR))
+
+WASM_FLAGS := -O2 -std=c11 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson \
+  --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
+  -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1
+NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson \
+  -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+GLUE := $(sort $(wildcard glue/*.js))
+
+.PHONY: all wasm dist test test-c test-node test-browser bench check-built demo clean toolchain
+all: wasm dist
+
+toolchain:
+	@v=$$($(EMCC) --version | sed -n '1s/.*) \([0-9.]*\).*/\1/p'); \
+	  [ "$$v" = "$(EMCC_VERSION)" ] || { echo "need emcc $(EMCC_VERSION), found '$$v'"; exit 1; }
+
+$(CJSON):
+	bash tools/fetch-cjson.sh third_party/cjson
+
+wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js
+
+wasm/perfshim.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
+	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
+	@sha256sum $@ | tee wasm/SHA256SUMS
+
+wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs
+	$(NODE) tools/embed-wasm.mjs $< $@
+
+dist: node_modules/.package-lock.json wasm/perfshim.wasm.js $(GLUE) tools/build-dist.mjs
+	$(NODE) tools/build-dist.mjs
+
+node_modules/.package-lock.json: package.json
+	npm install --no-audit --no-fund
+
+build/test_c: $(SRC) $(HDR) $(CJSON) $(wildcard test/c/*.c test/c/*.h)
+	@mkdir -p build
+	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $(wildcard test/c/*.c) -o $@ -lm
+
+test-c: build/test_c
+	./build/test_c
+
+test-node: wasm node_modules/.package-lock.json
+	$(NODE) --test --test-reporter=spec test/node/
+
+test-browser: wasm dist node_modules/.package-lock.json
+	$(NODE) --test --test-reporter=spec test/browser/
+
+# Every test: native C under sanitizers, Node suites, Chromium suites.
+test: test-c test-node test-browser
+
+# CI: the committed wasm/ and dist/ must be what the committed sources build.
+check-built: all
+	@git diff --exit-code --stat -- wasm dist || { echo "wasm/ or dist/ is stale: run make and commit"; exit 1; }
+
+bench: wasm dist node_modules/.package-lock.json
+	$(NODE) --expose-gc bench/node.mjs
+	$(NODE) bench/browser.mjs
+
+demo: wasm dist node_modules/.package-lock.json
+	$(NODE) demo/serve.mjs
+
+clean:
+	rm -rf build

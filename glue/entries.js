@@ -1,0 +1,165 @@
+// The entry interfaces: PerformanceEntry, PerformanceMark, PerformanceMeasure, shaped like a
+// browser's (accessors and operations on prototypes, enumerable; brand checks; illegal
+// constructors; Symbol.toStringTag). Entry objects carry their own values so they stay valid
+// after they are cleared from the buffer; the core holds the copies it searches.
+//
+// Host entries (resource, navigation, paint, Node's function/gc/...) are not ours: the
+// PerformanceEntry accessors forward them to the host's own accessors, and `instanceof
+// PerformanceEntry` accepts them, so a mixed timeline reads the same way everywhere.
+import { failed, failedConstruct, domException } from './errors.js';
+import { requireArgs, toDOMString, toDouble, dictionarySource } from './webidl.js';
+import { cloneDetail } from './clone.js';
+import { native, nativeNow, isWindow, TIMING_NAMES, hasNavigationId, currentNavigationId } from './host.js';
+
+const INTERNAL = Symbol('perfshim.internal');
+const illegal = (what) => new TypeError(`${what}: Illegal invocation`);
+
+// Values for the next internal construction (set just before `new`, read by the constructor).
+const pending = { name: '', startTime: 0, duration: 0, detail: null };
+
+const nativeEntryProto = native.PerformanceEntry ? native.PerformanceEntry.prototype : null;
+function nativeGetter(name) {
+  const d = nativeEntryProto && Object.getOwnPropertyDescriptor(nativeEntryProto, name);
+  return d && d.get ? d.get : null;
+}
+const nativeGet = {
+  name: nativeGetter('name'), entryType: nativeGetter('entryType'),
+  startTime: nativeGetter('startTime'), duration: nativeGetter('duration'),
+  navigationId: nativeGetter('navigationId'),
+};
+function forward(attr, obj) {
+  const get = nativeGet[attr];
+  if (get && nativeEntryProto && obj instanceof native.PerformanceEntry) return get.call(obj);
+  throw illegal(`Failed to read the '${attr}' property from 'PerformanceEntry'`);
+}
+
+export let isOurEntry;
+export let entryDetail;
+
+export class PerformanceEntry {
+  #name;
+  #entryType;
+  #startTime;
+  #duration;
+  #detail;
+  #navigationId;
+
+  constructor(token) {
+    if (token !== INTERNAL) throw new TypeError(`${failedConstruct('PerformanceEntry')}: Illegal constructor`);
+    this.#name = pending.name;
+    this.#entryType = pending.entryType;
+    this.#startTime = pending.startTime;
+    this.#duration = pending.duration;
+    this.#detail = pending.detail;
+    this.#navigationId = hasNavigationId ? currentNavigationId() : undefined;
+  }
+
+  get name() { return #name in this ? this.#name : forward('name', this); }
+  get entryType() { return #entryType in this ? this.#entryType : forward('entryType', this); }
+  get startTime() { return #startTime in this ? this.#startTime : forward('startTime', this); }
+  get duration() { return #duration in this ? this.#duration : forward('duration', this); }
+  get navigationId() { return #navigationId in this ? this.#navigationId : forward('navigationId', this); }
+
+  toJSON() {
+    if (!(#name in this)) {
+      if (nativeEntryProto && this instanceof native.PerformanceEntry) return nativeEntryProto.toJSON.call(this);
+      throw illegal(failed('toJSON', 'PerformanceEntry'));
+    }
+    const json = {
+      name: this.#name, entryType: this.#entryType, startTime: this.#startTime,
+      duration: this.#duration,
+    };
+    if (hasNavigationId) json.navigationId = this.#navigationId;
+    json.detail = this.#detail;
+    return json;
+  }
+
+  static [Symbol.hasInstance](v) {
+    if (this !== PerformanceEntry) return Function.prototype[Symbol.hasInstance].call(this, v);
+    if (v !== null && typeof v === 'object' && #name in v) return true;
+    return !!native.PerformanceEntry && v instanceof native.PerformanceEntry;
+  }
+
+  static {
+    isOurEntry = (v) => v !== null && typeof v === 'object' && #name in v;
+    entryDetail = (v, iface) => {
+      if (v === null || typeof v !== 'object' || !(#detail in v)) {
+        throw illegal(`Failed to read the 'detail' property from '${iface}'`);
+      }
+      return v.#detail;
+    };
+  }
+}
+if (!hasNavigationId) delete PerformanceEntry.prototype.navigationId;
+
+/** Create an entry object without argument checks (the caller has done them). */
+export function makeEntry(Ctor, entryType, name, startTime, duration, detail) {
+  pending.entryType = entryType;
+  pending.name = name;
+  pending.startTime = startTime;
+  pending.duration = duration;
+  pending.detail = detail;
+  return new Ctor(INTERNAL);
+}
+
+/** The steps of the PerformanceMark constructor after argument conversion (User Timing 3). */
+export function markSteps(context, name, options) {
+  const src = dictionarySource(options, context, 'PerformanceMarkOptions');
+  // Dictionary members are read in lexicographic order: detail, startTime.
+  const rawDetail = src === null ? undefined : src.detail;
+  const rawStart = src === null ? undefined : src.startTime;
+  const startTime = rawStart === undefined ? undefined : toDouble(rawStart, context, 'startTime');
+  if (isWindow && TIMING_NAMES.has(name)) {
+    throw domException('SyntaxError', `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`);
+  }
+  if (startTime !== undefined && startTime < 0) {
+    throw new TypeError(`${context}: '${name}' cannot have a negative start time.`);
+  }
+  const time = startTime === undefined ? nativeNow() : startTime;
+  const detail = cloneDetail(rawDetail, context);
+  // Set last: the steps above run user code (getters), which may itself create entries.
+  pending.startTime = time;
+  pending.detail = detail;
+  pending.name = name;
+  pending.entryType = 'mark';
+  pending.duration = 0;
+}
+
+export class PerformanceMark extends PerformanceEntry {
+  constructor(markName, markOptions = undefined) {
+    if (markName !== INTERNAL) {
+      const context = failedConstruct('PerformanceMark');
+      requireArgs(arguments.length, 1, context);
+      markSteps(context, toDOMString(markName, context), markOptions);
+    }
+    super(INTERNAL);
+  }
+
+  get detail() { return entryDetail(this, 'PerformanceMark'); }
+}
+
+export class PerformanceMeasure extends PerformanceEntry {
+  constructor(token) {
+    if (token !== INTERNAL) throw new TypeError(`${failedConstruct('PerformanceMeasure')}: Illegal constructor`);
+    super(INTERNAL);
+  }
+
+  get detail() { return entryDetail(this, 'PerformanceMeasure'); }
+}
+
+/** WebIDL shape: members enumerable, a toStringTag per interface. */
+export function webidlShape(Ctor, tag) {
+  const proto = Ctor.prototype;
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === 'constructor') continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    d.enumerable = true;
+    Object.defineProperty(proto, key, d);
+  }
+  Object.defineProperty(proto, Symbol.toStringTag, { value: tag, configurable: true });
+}
+webidlShape(PerformanceEntry, 'PerformanceEntry');
+webidlShape(PerformanceMark, 'PerformanceMark');
+webidlShape(PerformanceMeasure, 'PerformanceMeasure');
+Object.defineProperty(PerformanceEntry, 'length', { value: 0 });
+Object.defineProperty(PerformanceMeasure, 'length', { value: 0 });

@@ -1,0 +1,83 @@
+// Host probes captured once, before anything is installed: the clock behind performance.now(),
+// the native timeline (for the entry types perfshim does not own), and the kind of global.
+const g = globalThis;
+const perf = g.performance;
+
+export const nativePerformance = perf && typeof perf.now === 'function' ? perf : null;
+export const nativeNow = nativePerformance
+  ? Function.prototype.call.bind(Object.getPrototypeOf(perf).now || perf.now, perf)
+  : (() => { const t0 = Date.now(); return () => Date.now() - t0; })();
+export const timeOrigin = nativePerformance && typeof perf.timeOrigin === 'number'
+  ? perf.timeOrigin : Date.now() - nativeNow();
+
+const proto = nativePerformance ? Object.getPrototypeOf(nativePerformance) : null;
+const pick = (name) => {
+  const f = proto && proto[name];
+  return typeof f === 'function' ? f : null;
+};
+/** The host's own methods, kept before install replaces them on the prototype. */
+export const native = {
+  getEntries: pick('getEntries'),
+  getEntriesByType: pick('getEntriesByType'),
+  getEntriesByName: pick('getEntriesByName'),
+  mark: pick('mark'),
+  measure: pick('measure'),
+  clearMarks: pick('clearMarks'),
+  clearMeasures: pick('clearMeasures'),
+  PerformanceObserver: typeof g.PerformanceObserver === 'function' ? g.PerformanceObserver : null,
+  PerformanceEntry: typeof g.PerformanceEntry === 'function' ? g.PerformanceEntry : null,
+  PerformanceMark: typeof g.PerformanceMark === 'function' ? g.PerformanceMark : null,
+  PerformanceMeasure: typeof g.PerformanceMeasure === 'function' ? g.PerformanceMeasure : null,
+  PerformanceObserverEntryList: typeof g.PerformanceObserverEntryList === 'function' ? g.PerformanceObserverEntryList : null,
+};
+
+/** The native supported entry types (frozen array) or []. */
+export const nativeSupportedTypes = (() => {
+  try {
+    const t = native.PerformanceObserver && native.PerformanceObserver.supportedEntryTypes;
+    return Array.isArray(t) ? t.slice() : [];
+  } catch { return []; }
+})();
+
+export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
+export const isNode = typeof process === 'object' && process !== null &&
+  typeof process.versions === 'object' && process.versions !== null && !!process.versions.node;
+
+/** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */
+export const queueTask = (() => {
+  if (typeof g.setImmediate === 'function') return (fn) => { g.setImmediate(fn); };
+  if (typeof g.MessageChannel === 'function') {
+    const ch = new g.MessageChannel();
+    const q = [];
+    ch.port1.onmessage = () => { const fn = q.shift(); if (fn) fn(); };
+    return (fn) => { q.push(fn); ch.port2.postMessage(0); };
+  }
+  return (fn) => { setTimeout(fn, 0); };
+})();
+
+/** Report an exception from a callback without stopping the caller (HTML "report the exception"). */
+export function reportException(e) {
+  if (typeof g.reportError === 'function') { g.reportError(e); return; }
+  if (isNode) { process.nextTick(() => { throw e; }); return; }
+  setTimeout(() => { throw e; }, 0);
+}
+
+/** The PerformanceTiming attribute names (User Timing: special in mark() and measure()). */
+export const TIMING_NAMES = new Set(['navigationStart', 'unloadEventStart', 'unloadEventEnd',
+  'redirectStart', 'redirectEnd', 'fetchStart', 'domainLookupStart', 'domainLookupEnd',
+  'connectStart', 'connectEnd', 'secureConnectionStart', 'requestStart', 'responseStart',
+  'responseEnd', 'domLoading', 'domInteractive', 'domContentLoadedEventStart',
+  'domContentLoadedEventEnd', 'domComplete', 'loadEventStart', 'loadEventEnd']);
+
+/** The navigationId of this document's navigation entry (read once), or null. A page restored
+ *  from the back/forward cache keeps the first one: a documented simplification. */
+export const hasNavigationId = !!(native.PerformanceEntry &&
+  'navigationId' in native.PerformanceEntry.prototype);
+let navId;
+export function currentNavigationId() {
+  if (navId === undefined && hasNavigationId && native.getEntriesByType) {
+    const nav = native.getEntriesByType.call(perf, 'navigation')[0];
+    navId = nav && nav.navigationId !== undefined ? nav.navigationId : null;
+  }
+  return navId;
+}

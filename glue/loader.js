@@ -1,0 +1,62 @@
+// The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
+// exports with the exchange-buffer helpers every glue module uses. One cached instantiation;
+// `createCore(bytes)` lets a test hand in another build.
+import { wasmBase64 } from '../wasm/perfshim.wasm.js';
+
+function decodeBase64(b64) {
+  if (typeof Buffer === 'function' && typeof Buffer.from === 'function') {
+    const b = Buffer.from(b64, 'base64');
+    return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  }
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+/** Instantiate a core from wasm bytes and return its exports plus buffer helpers. */
+export function createCore(bytes = decodeBase64(wasmBase64)) {
+  const module = new WebAssembly.Module(bytes);
+  const imports = {
+    env: { emscripten_notify_memory_growth() { core.grown++; } },
+    wasi_snapshot_preview1: {
+      proc_exit(code) { throw new Error(`perfshim core exited with ${code}`); },
+      fd_write() { return 52; /* ENOSYS: the core does not print */ },
+      fd_close() { return 52; },
+      fd_seek() { return 52; },
+    },
+  };
+  const instance = new WebAssembly.Instance(module, imports);
+  const x = instance.exports;
+  if (typeof x._initialize === 'function') x._initialize();
+  const core = {
+    x,
+    grown: 0,
+    memory: x.memory,
+    /** Write a string as UTF-8 into the exchange buffer; returns its byte length. */
+    putString(s) {
+      // encodeInto needs room for 3 bytes per UTF-16 unit in the worst case.
+      const max = s.length * 3;
+      const ptr = x.ps_exchange_reserve(max || 1);
+      if (!ptr) throw new RangeError('perfshim: out of memory');
+      return encoder.encodeInto(s, new Uint8Array(x.memory.buffer, ptr, max)).written;
+    },
+    /** A fresh view of `n` u32 results of the last query (views die when memory grows). */
+    results(n) { return new Uint32Array(x.memory.buffer, x.ps_result_ptr(), n); },
+    /** The f64 output registers. */
+    out() { return new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8); },
+    /** Read `len` UTF-8 bytes at `ptr`. */
+    getString(ptr, len) { return decoder.decode(new Uint8Array(x.memory.buffer, ptr, len)); },
+  };
+  return core;
+}
+
+const decoder = new TextDecoder();
+let cached;
+/** The shared core of this realm. */
+export function loadCore() {
+  if (!cached) cached = createCore();
+  return cached;
+}

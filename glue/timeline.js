@@ -1,0 +1,168 @@
+// The timeline of one realm: the core's entry buffer for the types perfshim owns (mark,
+// measure), the host's timeline for every other type, and the observer registry that
+// "queue a PerformanceEntry" feeds. JS keeps only what must be JS: the entry objects (slot ->
+// object, so queries return the same objects every time) and the name -> id map.
+import { statusError, S } from './errors.js';
+import { native, nativePerformance, nativeSupportedTypes, queueTask, reportException } from './host.js';
+
+export const OWNED_TYPES = ['mark', 'measure'];
+const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
+export const typeIndex = (type) => { const i = TYPE_INDEX.get(type); return i === undefined ? -1 : i; };
+
+const byStartTime = (a, b) => a.startTime - b.startTime;
+
+/** Merge two lists sorted by startTime (stable: `a` first on ties). */
+function mergeSorted(a, b) {
+  if (!a.length) return b;
+  if (!b.length) return a;
+  const out = new Array(a.length + b.length);
+  let i = 0, j = 0, k = 0;
+  while (i < a.length && j < b.length) out[k++] = b[j].startTime < a[i].startTime ? b[j++] : a[i++];
+  while (i < a.length) out[k++] = a[i++];
+  while (j < b.length) out[k++] = b[j++];
+  return out;
+}
+
+export class Timeline {
+  constructor(core, { host = true } = {}) {
+    this.core = core;
+    this.x = core.x;
+    this.names = new Map();      // name -> id in the core
+    this.idNames = [];           // id -> name
+    this.releaseAt = 4096;       // names held before unused ones are released
+    this.objects = [];           // slot -> entry object
+    this.host = host && !!nativePerformance;
+    this.registered = [];        // registered performance observers (spec order)
+    this.interested = OWNED_TYPES.map(() => []); // per owned type: registered observers
+    this.taskQueued = false;
+  }
+
+  /** Id of `name`, interning it in the core the first time. */
+  intern(name) {
+    let id = this.names.get(name);
+    if (id !== undefined) return id;
+    if (this.names.size >= this.releaseAt) this.releaseNames();
+    const len = this.core.putString(name);
+    id = this.x.ps_timeline_intern(len);
+    if (id < 0) throw statusError(id, 'perfshim');
+    this.names.set(name, id);
+    this.idNames[id] = name;
+    return id;
+  }
+
+  /** Forget the names no buffered entry uses (the core frees them too). */
+  releaseNames() {
+    const n = this.x.ps_timeline_release_names();
+    if (n < 0) throw statusError(n, 'perfshim');
+    const ids = this.core.results(n);
+    for (let i = 0; i < n; i++) {
+      this.names.delete(this.idNames[ids[i]]);
+      this.idNames[ids[i]] = undefined;
+    }
+    this.releaseAt = Math.max(4096, this.names.size * 2);
+  }
+
+  /** Record a slot returned by the core for `entry` (or nothing when it was dropped). */
+  store(slot, entry, context) {
+    if (slot >= 0) this.objects[slot] = entry;
+    else if (slot !== S.LIMIT) throw statusError(slot, context);
+  }
+
+  /** Our entries of an owned type index (or -1 = all owned types), optionally one name. */
+  owned(type, name) {
+    let id = -1;
+    if (name !== null) {
+      id = this.names.get(name);
+      if (id === undefined) return [];
+    }
+    const n = this.x.ps_timeline_query(type, id);
+    if (n < 0) throw statusError(n, 'perfshim');
+    const slots = this.core.results(n);
+    const objects = this.objects;
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = objects[slots[i]];
+    return out;
+  }
+
+  /** The host's entries of the types we do not own. */
+  hostEntries(name, type) {
+    if (!this.host) return [];
+    let list;
+    try {
+      if (type !== null) list = native.getEntriesByType ? native.getEntriesByType.call(nativePerformance, type) : [];
+      else if (name !== null) list = native.getEntriesByName ? native.getEntriesByName.call(nativePerformance, name) : [];
+      else list = native.getEntries ? native.getEntries.call(nativePerformance) : [];
+    } catch {
+      // Node 20's own queries overflow the stack past ~120k buffered entries; ask per type.
+      list = [];
+      for (const t of nativeSupportedTypes) {
+        if (TYPE_INDEX.has(t) || (type !== null && t !== type)) continue;
+        try { list = list.concat(native.getEntriesByType.call(nativePerformance, t)); } catch { /* skip */ }
+      }
+      list.sort(byStartTime);
+    }
+    let out = list.filter((e) => !TYPE_INDEX.has(e.entryType));
+    if (name !== null) out = out.filter((e) => e.name === name);
+    return out;
+  }
+
+  /** Performance Timeline §filter buffer map by name and type. */
+  filter(name, type) {
+    if (type !== null) {
+      const t = typeIndex(type);
+      return t >= 0 ? this.owned(t, name) : this.hostEntries(name, type);
+    }
+    return mergeSorted(this.hostEntries(name, null), this.owned(-1, name));
+  }
+
+  /** clearMarks/clearMeasures: drop the entries and our references to them. */
+  clear(type, name) {
+    let id = -1;
+    if (name !== null) {
+      id = this.names.get(name);
+      if (id === undefined) return;
+    }
+    const n = this.x.ps_timeline_clear(type, id);
+    if (n < 0) throw statusError(n, 'perfshim');
+    const slots = this.core.results(n);
+    const objects = this.objects;
+    for (let i = 0; i < n; i++) objects[slots[i]] = undefined;
+  }
+
+  /** Performance Timeline §queue a PerformanceEntry, observer part (buffering is the core's). */
+  queue(entry, type) {
+    const list = this.interested[type];
+    if (list.length === 0) return;
+    for (let i = 0; i < list.length; i++) list[i].accept(entry);
+    this.queueTask();
+  }
+
+  /** Performance Timeline §queue the PerformanceObserver task. */
+  queueTask() {
+    if (this.taskQueued) return;
+    this.taskQueued = true;
+    queueTask(() => this.runTask());
+  }
+
+  runTask() {
+    this.taskQueued = false;
+    const notify = this.registered.slice();
+    for (const reg of notify) {
+      try {
+        reg.deliver();
+      } catch (e) {
+        reportException(e);
+      }
+    }
+  }
+
+  /** Rebuild the per-type lists after the registry changed. */
+  reindex() {
+    this.interested = OWNED_TYPES.map((t) => this.registered.filter((r) => r.observes(t)));
+  }
+
+  dropped(type) {
+    const t = typeIndex(type);
+    return t >= 0 ? this.x.ps_timeline_dropped(t) : 0;
+  }
+}
