@@ -44,12 +44,13 @@ dist: node_modules/.package-lock.json wasm/perfshim.wasm.js $(GLUE) tools/build-
 node_modules/.package-lock.json: package.json
 	npm install --no-audit --no-fund
 
-build/test_c: $(SRC) $(HDR) $(CJSON) $(wildcard test/c/*.c test/c/*.h)
+C_TESTS := $(patsubst test/c/%.c,build/%,$(sort $(wildcard test/c/test_*.c)))
+build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
-	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $(wildcard test/c/*.c) -o $@ -lm
+	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $< -o $@ -lm
 
-test-c: build/test_c
-	./build/test_c
+test-c: $(C_TESTS)
+	@for t in $(C_TESTS); do echo "== $$t"; ./$$t || exit 1; done
 
 test-node: wasm node_modules/.package-lock.json
 	$(NODE) --test --test-reporter=spec test/node/
