@@ -74,6 +74,13 @@ export class PerformanceEntry {
     return json;
   }
 
+  /** Node's util.inspect shows the attributes, as it does for its own entries. */
+  [Symbol.for('nodejs.util.inspect.custom')](depth, options, inspect) {
+    const tag = this[Symbol.toStringTag] || 'PerformanceEntry';
+    if (!(#name in this) || typeof inspect !== 'function') return tag;
+    return `${tag} ${inspect(this.toJSON(), { ...options, depth: options.depth == null ? null : options.depth - 1 })}`;
+  }
+
   static [Symbol.hasInstance](v) {
     if (this !== PerformanceEntry) return Function.prototype[Symbol.hasInstance].call(this, v);
     if (v !== null && typeof v === 'object' && #name in v) return true;
@@ -163,3 +170,9 @@ webidlShape(PerformanceMark, 'PerformanceMark');
 webidlShape(PerformanceMeasure, 'PerformanceMeasure');
 Object.defineProperty(PerformanceEntry, 'length', { value: 0 });
 Object.defineProperty(PerformanceMeasure, 'length', { value: 0 });
+
+/** PerformanceMark constructor steps plus construction, for performance.mark(). */
+export function createMark(context, name, options) {
+  markSteps(context, name, options);
+  return new PerformanceMark(INTERNAL);
+}

@@ -135,6 +135,7 @@ export function createObserverClasses(timeline) {
         }
         this.#options = [{ entryTypes: types }];
         this.#register();
+        this.#syncHost(this.#options[0]);
         return;
       }
       if (!supportedSet.has(init.type)) {
@@ -144,6 +145,7 @@ export function createObserverClasses(timeline) {
       const i = this.#options.findIndex((o) => o.type === init.type);
       if (i >= 0) this.#options[i] = init; else this.#options.push(init);
       this.#register();
+      this.#syncHost(init);
       if (init.buffered) {
         const t = typeIndex(init.type);
         if (t >= 0) {
@@ -166,26 +168,33 @@ export function createObserverClasses(timeline) {
         timeline.registered.push(this.#registered);
       }
       timeline.reindex();
-      this.#syncHost();
     }
 
-    /** Delegate the observed types the host owns to a host observer. */
-    #syncHost() {
+    /** Delegate the host's types to a host observer, mirroring this observe() call. */
+    #syncHost(init) {
       if (!hostTypes.size || !native.PerformanceObserver) return;
-      const wanted = [];
-      for (const o of this.#options) {
-        for (const t of o.entryTypes || [o.type]) if (hostTypes.has(t)) wanted.push([t, !!o.buffered]);
+      if (init.entryTypes) {
+        const types = init.entryTypes.filter((t) => hostTypes.has(t));
+        if (!types.length) {
+          if (this.#host) { this.#host.disconnect(); this.#host = null; }
+          return;
+        }
+        this.#hostObserver().observe({ entryTypes: types });
+      } else if (hostTypes.has(init.type)) {
+        this.#hostObserver().observe({ type: init.type, buffered: !!init.buffered });
       }
-      if (this.#host) this.#host.disconnect();
-      if (!wanted.length) { this.#host = null; return; }
-      this.#host = new native.PerformanceObserver((list, _obs, opts) => {
-        const entries = list.getEntries();
-        if (opts && typeof opts.droppedEntriesCount === 'number') this.#hostDropped = opts.droppedEntriesCount;
-        for (const e of entries) this.#buffer.push(e);
-        if (entries.length) timeline.queueTask();
-      });
-      if (this.#observerType === 'multiple') this.#host.observe({ entryTypes: wanted.map((w) => w[0]) });
-      else for (const [type, buffered] of wanted) this.#host.observe({ type, buffered });
+    }
+
+    #hostObserver() {
+      if (!this.#host) {
+        this.#host = new native.PerformanceObserver((list, _obs, opts) => {
+          const entries = list.getEntries();
+          if (opts && typeof opts.droppedEntriesCount === 'number') this.#hostDropped = opts.droppedEntriesCount;
+          for (const e of entries) this.#buffer.push(e);
+          if (entries.length) timeline.queueTask();
+        });
+      }
+      return this.#host;
     }
 
     /** One observer's part of the PerformanceObserver task. */

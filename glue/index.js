@@ -1,0 +1,27 @@
+// perfshim, the ponyfill: `import { performance, PerformanceObserver, ... } from 'perfshim'`
+// touches no globals. One realm (core + timeline) per JavaScript realm, shared by every copy of
+// the package that is loaded (ESM and CommonJS), so there is only ever one timeline.
+import { loadCore } from './loader.js';
+import { createRealm } from './performance.js';
+import { install as installInto } from './install.js';
+
+const KEY = Symbol.for('perfshim.realm');
+const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(loadCore()));
+
+export const performance = realm.performance;
+export const PerformanceEntry = realm.PerformanceEntry;
+export const PerformanceMark = realm.PerformanceMark;
+export const PerformanceMeasure = realm.PerformanceMeasure;
+export const PerformanceObserver = realm.PerformanceObserver;
+export const PerformanceObserverEntryList = realm.PerformanceObserverEntryList;
+
+/** Cap the 'mark' or 'measure' buffer (0 = unbounded, the spec's default); entries past the
+ *  cap are dropped and counted (droppedEntriesCount, droppedEntries()). */
+export const setBufferLimit = realm.setBufferLimit;
+export const droppedEntries = realm.droppedEntries;
+
+/** Install perfshim's APIs on the globals. Options: { force } (replace conforming host APIs
+ *  too). Returns what was installed. */
+export function install(options) { return installInto(realm, options); }
+
+export default performance;

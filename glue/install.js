@@ -1,0 +1,87 @@
+// Installing perfshim on the globals, without breaking the host: the host's Performance
+// object keeps its clock, timeOrigin, timing, navigation and toJSON; its own entry types stay
+// visible through our queries and observers (see timeline.js, observer.js); marks and measures
+// it buffered before install are carried over. By default only what is missing or
+// non-conforming is installed; `force` (or globalThis.PERFSHIM = { force: true } before the
+// import, or data-force on the classic script tag) installs over a conforming host too.
+import { native, nativePerformance, isNode } from './host.js';
+
+const INSTALLED = Symbol.for('perfshim.installed');
+const GLOBALS = ['PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure',
+  'PerformanceObserver', 'PerformanceObserverEntryList'];
+
+function defineValue(obj, key, value, enumerable) {
+  Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
+}
+
+/** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
+export function timelineShortfalls() {
+  const why = [];
+  if (!nativePerformance || !native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
+  if (!native.PerformanceMark) {
+    why.push('no PerformanceMark constructor');
+  } else {
+    try {
+      const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
+      if (!m.detail || m.detail.a !== 1 || m.startTime !== 1) why.push('no User Timing 3 mark options');
+    } catch {
+      why.push('no User Timing 3 mark options');
+    }
+  }
+  if (!native.PerformanceObserver || !Array.isArray(native.PerformanceObserver.supportedEntryTypes)) {
+    why.push('no PerformanceObserver.supportedEntryTypes');
+  }
+  if (isNode) why.push("Node's perf_hooks queries overflow the stack past ~120,000 buffered entries");
+  return why;
+}
+
+/** Carry the host's buffered marks and measures over, in time order, then clear them there. */
+function adoptHostEntries(realm) {
+  if (!nativePerformance || !native.getEntriesByType) return;
+  for (const [type, clear] of [['mark', native.clearMarks], ['measure', native.clearMeasures]]) {
+    let list;
+    try { list = native.getEntriesByType.call(nativePerformance, type); } catch { continue; }
+    for (const e of list) {
+      realm.adopt(type === 'mark' ? 0 : 1, e.name, e.startTime, e.duration, e.detail === undefined ? null : e.detail);
+    }
+    if (clear && list.length) clear.call(nativePerformance);
+  }
+}
+
+function installTimeline(realm) {
+  const g = globalThis;
+  if (nativePerformance) {
+    adoptHostEntries(realm);
+    const proto = Object.getPrototypeOf(nativePerformance);
+    for (const [key, fn] of Object.entries(realm.methods)) defineValue(proto, key, fn, true);
+    realm.receivers.add(nativePerformance);
+  } else {
+    defineValue(g, 'performance', realm.performance, true);
+  }
+  for (const name of GLOBALS) defineValue(g, name, realm[name], false);
+}
+
+/** Install on the globals. Returns { installed: [...features], reasons: {feature: [...]} }. */
+export function install(realm, options = {}) {
+  const g = globalThis;
+  const config = (g.PERFSHIM && typeof g.PERFSHIM === 'object') ? g.PERFSHIM : {};
+  const force = !!(options.force || config.force);
+  const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
+  const result = { installed: [], reasons: {} };
+  if (!done.features.has('timeline')) {
+    const why = timelineShortfalls();
+    if (force || why.length) {
+      installTimeline(realm);
+      done.features.add('timeline');
+      result.installed.push('timeline');
+      result.reasons.timeline = force && !why.length ? ['forced'] : why;
+    }
+  }
+  return result;
+}
+
+/** The features installed so far in this global. */
+export function installedFeatures() {
+  const done = globalThis[INSTALLED];
+  return done ? [...done.features] : [];
+}

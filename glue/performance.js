@@ -1,0 +1,217 @@
+// The Performance methods perfshim provides (User Timing 3, Performance Timeline 2), and the
+// realm that ties them to one core: `createRealm(core)` returns the ponyfill objects. The same
+// method functions are what `install()` puts on the host's Performance.prototype.
+import { failed, statusError, domException, S } from './errors.js';
+import { requireArgs, toDOMString, toDouble, toStringOrDouble, isObject } from './webidl.js';
+import { cloneDetail } from './clone.js';
+import {
+  PerformanceEntry, PerformanceMark, PerformanceMeasure, makeEntry, createMark, webidlShape,
+} from './entries.js';
+import { Timeline } from './timeline.js';
+import { createObserverClasses } from './observer.js';
+import { nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
+
+const MARK = 0, MEASURE = 1;
+const ABSENT = 0, TIME = 1, NAMED = 2, UNKNOWN = 3, HOST_ERROR = 4;
+
+export function createRealm(core, { host = true } = {}) {
+  const timeline = new Timeline(core, { host });
+  const x = core.x;
+  const out = () => core.out();
+  const { PerformanceObserver, PerformanceObserverEntryList } = createObserverClasses(timeline);
+  const receivers = new Set();
+
+  function check(self, op) {
+    if (!receivers.has(self)) throw new TypeError(`${failed(op, 'Performance')}: Illegal invocation`);
+  }
+
+  // A time argument of measure(): [kind, value, error, name].
+  let argKind = ABSENT, argValue = 0, argError = null;
+  function timeArg(v, context) {
+    argError = null;
+    if (typeof v === 'number') { argKind = TIME; argValue = v; return; }
+    if (TIMING_NAMES.has(v)) { timingArg(v, context); return; }
+    const id = timeline.names.get(v);
+    if (id === undefined) { argKind = UNKNOWN; argValue = 0; } else { argKind = NAMED; argValue = id; }
+  }
+
+  /** User Timing 3 §convert a name to a timestamp (PerformanceTiming attribute names). */
+  function timingArg(name, context) {
+    argKind = HOST_ERROR;
+    argValue = 0;
+    const timing = isWindow && nativePerformance ? nativePerformance.timing : undefined;
+    if (!isWindow || !timing) {
+      argError = new TypeError(`${context}: '${name}' is a PerformanceTiming attribute and can only be used in a Window.`);
+      return;
+    }
+    if (name === 'navigationStart') { argKind = TIME; argValue = 0; return; }
+    const end = timing[name];
+    if (end === 0) {
+      argError = domException('InvalidAccessError', `${context}: '${name}' is empty: either the event hasn't happened yet, or it would provide cross-origin timing information.`);
+      return;
+    }
+    argKind = TIME;
+    argValue = end - timing.navigationStart;
+  }
+
+  const methods = {
+    mark(markName, markOptions = undefined) {
+      const context = failed('mark', 'Performance');
+      check(this, 'mark');
+      requireArgs(arguments.length, 1, context);
+      const name = toDOMString(markName, context);
+      const entry = createMark(context, name, markOptions);
+      const start = entry.startTime;
+      timeline.queue(entry, MARK);
+      timeline.store(x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
+      return entry;
+    },
+
+    measure(measureName, startOrMeasureOptions = undefined, endMark = undefined) {
+      const context = failed('measure', 'Performance');
+      check(this, 'measure');
+      requireArgs(arguments.length, 1, context);
+      const name = toDOMString(measureName, context);
+      let hasOptions = 0, rawDetail;
+      let sKind = ABSENT, sVal = 0, sErr = null, sName = '';
+      let dKind = ABSENT, dVal = 0;
+      let eKind = ABSENT, eVal = 0, eErr = null, eName = '';
+      const v = startOrMeasureOptions;
+      if (v === undefined || v === null || isObject(v)) {
+        if (v !== undefined && v !== null) {
+          // PerformanceMeasureOptions members in lexicographic order: detail, duration, end, start.
+          rawDetail = v.detail;
+          const duration = v.duration;
+          if (duration !== undefined) { dKind = TIME; dVal = toDouble(duration, context, 'duration'); }
+          const end = v.end;
+          if (end !== undefined) {
+            const e = toStringOrDouble(end, context, 'end');
+            timeArg(e, context); eKind = argKind; eVal = argValue; eErr = argError; eName = String(e);
+          }
+          const start = v.start;
+          if (start !== undefined) {
+            const s = toStringOrDouble(start, context, 'start');
+            timeArg(s, context); sKind = argKind; sVal = argValue; sErr = argError; sName = String(s);
+          }
+          hasOptions = rawDetail !== undefined || dKind || eKind || sKind ? 1 : 0;
+        }
+      } else {
+        sName = toDOMString(v, context);
+        timeArg(sName, context); sKind = argKind; sVal = argValue; sErr = argError;
+      }
+      let endGiven = 0;
+      if (endMark !== undefined) {
+        endGiven = 1;
+        const e = toDOMString(endMark, context);
+        if (!hasOptions) { eName = e; timeArg(e, context); eKind = argKind; eVal = argValue; eErr = argError; }
+      }
+      const st = x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, nativeNow());
+      const o = out();
+      if (st !== S.OK) {
+        const arg = o[2];
+        if (st === S.HOST_ARG) throw arg === 0 ? sErr : eErr;
+        if (st === S.SYNTAX) {
+          throw statusError(st, context, `The mark '${arg === 0 ? sName : eName}' does not exist.`);
+        }
+        throw statusError(st, context);
+      }
+      const start = o[0], duration = o[1];
+      const detail = cloneDetail(rawDetail, context);
+      const entry = makeEntry(PerformanceMeasure, 'measure', name, start, duration, detail);
+      timeline.queue(entry, MEASURE);
+      timeline.store(x.ps_timeline_add(MEASURE, timeline.intern(name), start, duration), entry, context);
+      return entry;
+    },
+
+    clearMarks(markName = undefined) {
+      const context = failed('clearMarks', 'Performance');
+      check(this, 'clearMarks');
+      timeline.clear(MARK, markName === undefined ? null : toDOMString(markName, context));
+    },
+
+    clearMeasures(measureName = undefined) {
+      const context = failed('clearMeasures', 'Performance');
+      check(this, 'clearMeasures');
+      timeline.clear(MEASURE, measureName === undefined ? null : toDOMString(measureName, context));
+    },
+
+    getEntries() {
+      check(this, 'getEntries');
+      return timeline.filter(null, null);
+    },
+
+    getEntriesByType(type) {
+      const context = failed('getEntriesByType', 'Performance');
+      check(this, 'getEntriesByType');
+      requireArgs(arguments.length, 1, context);
+      return timeline.filter(null, toDOMString(type, context));
+    },
+
+    getEntriesByName(name, type = undefined) {
+      const context = failed('getEntriesByName', 'Performance');
+      check(this, 'getEntriesByName');
+      requireArgs(arguments.length, 1, context);
+      name = toDOMString(name, context);
+      return timeline.filter(name, type === undefined ? null : toDOMString(type, context));
+    },
+  };
+
+  // The ponyfill's performance object: a Performance of its own, on the host's clock.
+  const Base = typeof EventTarget === 'function' ? EventTarget : Object;
+  class Performance extends Base {
+    constructor(token) {
+      if (token !== PERF_TOKEN) throw new TypeError("Failed to construct 'Performance': Illegal constructor");
+      super();
+    }
+
+    now() { return nativeNow(); }
+    get timeOrigin() { return timeOrigin; }
+    toJSON() {
+      const json = { timeOrigin };
+      if (nativePerformance && 'timing' in nativePerformance) json.timing = nativePerformance.timing;
+      if (nativePerformance && 'navigation' in nativePerformance) json.navigation = nativePerformance.navigation;
+      return json;
+    }
+  }
+  for (const [key, fn] of Object.entries(methods)) {
+    Object.defineProperty(Performance.prototype, key, { value: fn, writable: true, enumerable: true, configurable: true });
+  }
+  if (nativePerformance) {
+    // Host extras (timing, navigation, eventCounts, memory, ...) read through to the host.
+    for (const key of ['timing', 'navigation', 'eventCounts', 'memory', 'interactionCount']) {
+      if (!(key in nativePerformance)) continue;
+      Object.defineProperty(Performance.prototype, key, {
+        get() { return nativePerformance[key]; }, enumerable: true, configurable: true,
+      });
+    }
+  }
+  webidlShape(Performance, 'Performance');
+  const performance = new Performance(PERF_TOKEN);
+  receivers.add(performance);
+
+  return {
+    core, timeline, methods, receivers, performance, Performance,
+    PerformanceEntry, PerformanceMark, PerformanceMeasure,
+    PerformanceObserver, PerformanceObserverEntryList,
+    /** Cap the buffer of 'mark' or 'measure' (0 = unbounded, the default). */
+    setBufferLimit(type, max) {
+      const t = type === 'mark' ? MARK : type === 'measure' ? MEASURE : -1;
+      if (t < 0) throw new TypeError(`setBufferLimit: unknown entry type '${type}' (expected 'mark' or 'measure')`);
+      const n = Number(max);
+      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError('setBufferLimit: the limit must be an integer from 0 (unbounded) to 4294967295');
+      x.ps_timeline_set_limit(t, n);
+    },
+    /** Entries counted as dropped because a capped buffer was full. */
+    droppedEntries(type) { return timeline.dropped(type); },
+    /** Buffer a mark or measure made elsewhere (the host's, at install) as one of ours. */
+    adopt(type, name, startTime, duration, detail) {
+      const entry = type === MARK
+        ? makeEntry(PerformanceMark, 'mark', name, startTime, 0, detail)
+        : makeEntry(PerformanceMeasure, 'measure', name, startTime, duration, detail);
+      timeline.store(x.ps_timeline_add(type, timeline.intern(name), startTime, type === MARK ? 0 : duration), entry, 'perfshim');
+      return entry;
+    },
+  };
+}
+
+const PERF_TOKEN = Symbol('perfshim.performance');
