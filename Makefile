@@ -62,7 +62,10 @@ test-browser: wasm dist node_modules/.package-lock.json
 test: test-c test-node test-browser
 
 # CI: the committed wasm/ and dist/ must be what the committed sources build.
-check-built: all
+check-built: node_modules/.package-lock.json $(CJSON)
+	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js
+	$(MAKE) wasm
+	$(NODE) tools/build-dist.mjs
 	@git diff --exit-code --stat -- wasm dist || { echo "wasm/ or dist/ is stale: run make and commit"; exit 1; }
 
 bench: wasm dist node_modules/.package-lock.json

@@ -82,6 +82,9 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id);
 /* Remove the entries of `type` named `name_id` (-1 = every name). Writes the removed slots to
  * the result buffer and returns their count. */
 PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id);
+/* Read a buffered entry: returns its type and writes start time to out[0], duration to
+ * out[1] and name id to out[2]; PS_E_NOT_FOUND for a free or cleared slot. */
+PS_API int32_t ps_timeline_entry(uint32_t slot);
 /* Buffered entries of `type`, and entries dropped because its buffer was full. */
 PS_API uint32_t ps_timeline_count(uint32_t type);
 PS_API double ps_timeline_dropped(uint32_t type);

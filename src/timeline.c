@@ -261,6 +261,19 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
     return (int32_t)k;
 }
 
+PS_API int32_t ps_timeline_entry(uint32_t slot)
+{
+    if (slot >= high_water) return PS_E_NOT_FOUND;
+    chunk *c = AT(slot);
+    uint8_t type = c->type[IX(slot)];
+    if (type >= PS_TYPE_COUNT) return PS_E_NOT_FOUND;
+    double *out = ps_out_ptr();
+    out[0] = c->start[IX(slot)];
+    out[1] = c->dur[IX(slot)];
+    out[2] = c->name[IX(slot)];
+    return type;
+}
+
 PS_API uint32_t ps_timeline_count(uint32_t type)
 {
     return type < PS_TYPE_COUNT ? types[type].list.len - types[type].dead : 0;

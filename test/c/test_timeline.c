@@ -1,0 +1,217 @@
+/* Native tests of the entry buffer, interning and the measure algorithm (ASan + UBSan). */
+#include <stdlib.h>
+#include "check.h"
+#include "perfshim.h"
+
+static int32_t name(const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    memcpy(ps_exchange_reserve(n + 1), s, n);
+    return ps_timeline_intern(n);
+}
+
+static int32_t mark(const char *s, double t) { return ps_timeline_add(PS_TYPE_MARK, (uint32_t)name(s), t, 0); }
+
+static void clear_all(void)
+{
+    ps_timeline_clear(PS_TYPE_MARK, -1);
+    ps_timeline_clear(PS_TYPE_MEASURE, -1);
+    ps_timeline_set_limit(PS_TYPE_MARK, 0);
+    ps_timeline_set_limit(PS_TYPE_MEASURE, 0);
+}
+
+TEST(interning_gives_same_id_for_same_bytes)
+{
+    int32_t a = name("alpha"), b = name("beta"), a2 = name("alpha"), e = name("");
+    CHECK(a >= 0 && b >= 0 && e >= 0);
+    CHECK(a != b && a != e);
+    CHECK_EQ_INT(a2, a);
+    CHECK_EQ_INT(name("\xf0\x9f\x98\x80"), name("\xf0\x9f\x98\x80"));
+}
+
+TEST(query_sorts_by_start_time_with_ties_in_insertion_order)
+{
+    clear_all();
+    int32_t s1 = mark("a", 5), s2 = mark("b", 1), s3 = mark("c", 5), s4 = mark("d", 3);
+    int32_t n = ps_timeline_query(PS_TYPE_MARK, -1);
+    CHECK_EQ_INT(n, 4);
+    uint32_t *r = ps_result_ptr();
+    CHECK_EQ_INT(r[0], s2);
+    CHECK_EQ_INT(r[1], s4);
+    CHECK_EQ_INT(r[2], s1);
+    CHECK_EQ_INT(r[3], s3);
+    int32_t m = ps_timeline_add(PS_TYPE_MEASURE, (uint32_t)name("a"), 5, 1);
+    n = ps_timeline_query(-1, name("a"));
+    CHECK_EQ_INT(n, 2);
+    r = ps_result_ptr();
+    CHECK_EQ_INT(r[0], s1);
+    CHECK_EQ_INT(r[1], m);
+    n = ps_timeline_query(-1, -1);
+    CHECK_EQ_INT(n, 5);
+    CHECK_EQ_INT(ps_result_ptr()[3], s3); /* mark c (5) was added before the measure (5) */
+    CHECK_EQ_INT(ps_result_ptr()[4], m);
+}
+
+TEST(clear_by_name_removes_only_that_name_and_type)
+{
+    clear_all();
+    mark("x", 1);
+    mark("y", 2);
+    mark("x", 3);
+    ps_timeline_add(PS_TYPE_MEASURE, (uint32_t)name("x"), 0, 1);
+    CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, name("x")), 2);
+    CHECK_EQ_INT(ps_timeline_count(PS_TYPE_MARK), 1);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, -1), 1);
+    CHECK_EQ_INT(ps_timeline_query(-1, name("x")), 1); /* the measure stays */
+    CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, name("nothing")), 0);
+}
+
+TEST(dead_slots_are_compacted_and_reused)
+{
+    clear_all();
+    for (int round = 0; round < 50; round++) {
+        for (int i = 0; i < 200; i++) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "n%d", i % 7);
+            mark(buf, round * 1000 + i);
+        }
+        for (int k = 0; k < 7; k++) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "n%d", k);
+            ps_timeline_clear(PS_TYPE_MARK, name(buf));
+        }
+        CHECK_EQ_INT(ps_timeline_count(PS_TYPE_MARK), 0);
+    }
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, -1), 0);
+    /* slots are reused: the buffer did not grow past a few chunks */
+    CHECK(ps_timeline_bytes() < 4.0 * 1024 * 1024);
+}
+
+TEST(most_recent_mark_wins_and_clear_forgets_it)
+{
+    clear_all();
+    mark("m", 10);
+    mark("m", 4); /* most recent, though earlier in time */
+    double *out = ps_out_ptr();
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_OK);
+    CHECK_EQ_DBL(out[0], 4);
+    CHECK_EQ_DBL(out[1], 46);
+    ps_timeline_clear(PS_TYPE_MARK, name("m"));
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_E_SYNTAX);
+    CHECK_EQ_DBL(out[2], 0);
+}
+
+TEST(measure_option_rules_follow_the_spec_order)
+{
+    clear_all();
+    double *out = ps_out_ptr();
+    CHECK_EQ_INT(ps_usertiming_measure(1, 1, PS_ARG_TIME, 1, 0, 0, 0, 0, 9), PS_E_MEASURE_END_MARK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 1, 0, 0, 9), PS_E_MEASURE_NO_RANGE);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, 1, PS_ARG_TIME, 3, 9), PS_E_MEASURE_OVERSPEC);
+    /* end is converted before start: an unknown end wins over a negative start */
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_UNKNOWN_MARK, 0, 9), PS_E_SYNTAX);
+    CHECK_EQ_DBL(out[2], 2);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9), PS_E_NEGATIVE_START);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_TIME, -2, 9), PS_E_NEGATIVE_END);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, -2, 0, 0, 9), PS_E_NEGATIVE_DURATION);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_HOST_ERROR, 0, 9), PS_E_HOST_ARG);
+    /* {start, duration} and {duration, end} */
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 2, PS_ARG_TIME, 3, 0, 0, 9), PS_OK);
+    CHECK_EQ_DBL(out[0], 2);
+    CHECK_EQ_DBL(out[1], 3);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 3, PS_ARG_TIME, 10, 9), PS_OK);
+    CHECK_EQ_DBL(out[0], 7);
+    CHECK_EQ_DBL(out[1], 3);
+    /* no options: start 0, end now; negative durations are allowed */
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, 0, 0, 0, 0, 0, 0, 9), PS_OK);
+    CHECK_EQ_DBL(out[0], 0);
+    CHECK_EQ_DBL(out[1], 9);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 8, 0, 0, PS_ARG_TIME, 3, 9), PS_OK);
+    CHECK_EQ_DBL(out[1], -5);
+}
+
+TEST(limit_drops_and_counts)
+{
+    clear_all();
+    ps_timeline_set_limit(PS_TYPE_MARK, 3);
+    double before = ps_timeline_dropped(PS_TYPE_MARK);
+    for (int i = 0; i < 5; i++) {
+        int32_t s = mark("cap", i);
+        if (i < 3) CHECK(s >= 0);
+        else CHECK_EQ_INT(s, PS_E_LIMIT);
+    }
+    CHECK_EQ_DBL(ps_timeline_dropped(PS_TYPE_MARK) - before, 2);
+    CHECK_EQ_INT(ps_timeline_count(PS_TYPE_MARK), 3);
+    ps_timeline_clear(PS_TYPE_MARK, name("cap"));
+    CHECK(mark("cap", 9) >= 0);
+}
+
+TEST(release_names_frees_unused_names_only)
+{
+    clear_all();
+    int32_t kept = name("kept");
+    mark("kept", 1);
+    name("unused-1");
+    name("unused-2");
+    int32_t n = ps_timeline_release_names();
+    CHECK(n >= 2);
+    int found_kept = 0;
+    for (int32_t i = 0; i < n; i++) found_kept |= ps_result_ptr()[i] == (uint32_t)kept;
+    CHECK(!found_kept);
+    CHECK_EQ_INT(name("kept"), kept);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, kept), 1);
+}
+
+TEST(bad_arguments_are_rejected)
+{
+    CHECK_EQ_INT(ps_timeline_add(7, 0, 0, 0), PS_E_ARG);
+    CHECK_EQ_INT(ps_timeline_add(PS_TYPE_MARK, 99999, 0, 0), PS_E_ARG);
+    CHECK_EQ_INT(ps_timeline_query(5, -1), PS_E_ARG);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, 99999), 0);
+    CHECK_EQ_INT(ps_timeline_clear(9, -1), PS_E_ARG);
+    CHECK_EQ_INT(ps_timeline_set_limit(9, 1), PS_E_ARG);
+}
+
+TEST(many_entries_random_times_stay_sorted)
+{
+    clear_all();
+    srand(7);
+    for (int i = 0; i < 100000; i++) mark(i % 2 ? "odd" : "even", (double)(rand() % 5000));
+    int32_t n = ps_timeline_query(PS_TYPE_MARK, -1);
+    CHECK_EQ_INT(n, 100000);
+    int32_t n_even = ps_timeline_query(PS_TYPE_MARK, name("even"));
+    CHECK_EQ_INT(n_even, 50000);
+    ps_timeline_clear(PS_TYPE_MARK, name("even"));
+    n = ps_timeline_query(PS_TYPE_MARK, -1);
+    CHECK_EQ_INT(n, 50000);
+    int sorted = 1, odd_only = 1;
+    double prev = -1;
+    for (int32_t i = 0; i < n; i++) {
+        uint32_t slot = ps_result_ptr()[i];
+        CHECK_EQ_INT(ps_timeline_entry(slot), PS_TYPE_MARK);
+        double *out = ps_out_ptr();
+        if (out[0] < prev) sorted = 0;
+        if (out[2] != name("odd")) odd_only = 0;
+        prev = out[0];
+    }
+    CHECK(sorted);
+    CHECK(odd_only);
+    CHECK_EQ_INT(ps_timeline_entry(0xfffffff), PS_E_NOT_FOUND);
+}
+
+int main(void)
+{
+    RUN(interning_gives_same_id_for_same_bytes);
+    RUN(query_sorts_by_start_time_with_ties_in_insertion_order);
+    RUN(clear_by_name_removes_only_that_name_and_type);
+    RUN(dead_slots_are_compacted_and_reused);
+    RUN(most_recent_mark_wins_and_clear_forgets_it);
+    RUN(measure_option_rules_follow_the_spec_order);
+    RUN(limit_drops_and_counts);
+    RUN(release_names_frees_unused_names_only);
+    RUN(bad_arguments_are_rejected);
+    RUN(many_entries_random_times_stay_sorted);
+    clear_all();
+    ps_timeline_release_names();
+    return CHECK_DONE();
+}
