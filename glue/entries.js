@@ -36,29 +36,40 @@ function forward(attr, obj) {
 export let isOurEntry;
 export let entryDetail;
 
+// entryType and navigationId live in one shared object per (type, navigation): one field
+// per entry instead of two (memory per buffered mark is a target).
+const metas = new Map();
+function metaFor(entryType) {
+  const navigationId = hasNavigationId ? currentNavigationId() : undefined;
+  let m = metas.get(entryType);
+  if (!m || m.navigationId !== navigationId) {
+    m = Object.freeze({ entryType, navigationId });
+    metas.set(entryType, m);
+  }
+  return m;
+}
+
 export class PerformanceEntry {
   #name;
-  #entryType;
+  #meta;
   #startTime;
   #duration;
   #detail;
-  #navigationId;
 
   constructor(token) {
     if (token !== INTERNAL) throw new TypeError(`${failedConstruct('PerformanceEntry')}: Illegal constructor`);
     this.#name = pending.name;
-    this.#entryType = pending.entryType;
+    this.#meta = metaFor(pending.entryType);
     this.#startTime = pending.startTime;
     this.#duration = pending.duration;
     this.#detail = pending.detail;
-    this.#navigationId = hasNavigationId ? currentNavigationId() : undefined;
   }
 
   get name() { return #name in this ? this.#name : forward('name', this); }
-  get entryType() { return #entryType in this ? this.#entryType : forward('entryType', this); }
+  get entryType() { return #meta in this ? this.#meta.entryType : forward('entryType', this); }
   get startTime() { return #startTime in this ? this.#startTime : forward('startTime', this); }
   get duration() { return #duration in this ? this.#duration : forward('duration', this); }
-  get navigationId() { return #navigationId in this ? this.#navigationId : forward('navigationId', this); }
+  get navigationId() { return #meta in this ? this.#meta.navigationId : forward('navigationId', this); }
 
   toJSON() {
     if (!(#name in this)) {
@@ -66,10 +77,10 @@ export class PerformanceEntry {
       throw illegal(failed('toJSON', 'PerformanceEntry'));
     }
     const json = {
-      name: this.#name, entryType: this.#entryType, startTime: this.#startTime,
+      name: this.#name, entryType: this.#meta.entryType, startTime: this.#startTime,
       duration: this.#duration,
     };
-    if (hasNavigationId) json.navigationId = this.#navigationId;
+    if (hasNavigationId) json.navigationId = this.#meta.navigationId;
     json.detail = this.#detail;
     return json;
   }

@@ -14,7 +14,8 @@ function decodeBase64(b64) {
   return out;
 }
 
-const encoder = new TextEncoder();
+let encoder; // created on first non-ASCII string (loading it costs ~0.5 ms in Node)
+let decoder;
 
 /** Instantiate a core from wasm bytes and return its exports plus buffer helpers. */
 export function createCore(bytes = decodeBase64(wasmBase64)) {
@@ -31,29 +32,40 @@ export function createCore(bytes = decodeBase64(wasmBase64)) {
   const instance = new WebAssembly.Instance(module, imports);
   const x = instance.exports;
   if (typeof x._initialize === 'function') x._initialize();
+  let outView = new Float64Array(0);
   const core = {
     x,
     grown: 0,
     memory: x.memory,
     /** Write a string as UTF-8 into the exchange buffer; returns its byte length. */
     putString(s) {
+      const n = s.length;
       // encodeInto needs room for 3 bytes per UTF-16 unit in the worst case.
-      const max = s.length * 3;
-      const ptr = x.ps_exchange_reserve(max || 1);
+      const ptr = x.ps_exchange_reserve(n * 3 || 1);
       if (!ptr) throw new RangeError('perfshim: out of memory');
-      return encoder.encodeInto(s, new Uint8Array(x.memory.buffer, ptr, max)).written;
+      const bytes = new Uint8Array(x.memory.buffer, ptr, n * 3);
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) return (encoder || (encoder = new TextEncoder())).encodeInto(s, bytes).written;
+        bytes[i] = c;
+      }
+      return n; // ASCII: no encoder needed (most names)
+    },
+    /** The f64 output registers (a cached view, re-derived after memory grows). */
+    out() {
+      if (outView.length === 0) outView = new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8);
+      return outView;
     },
     /** A fresh view of `n` u32 results of the last query (views die when memory grows). */
     results(n) { return new Uint32Array(x.memory.buffer, x.ps_result_ptr(), n); },
-    /** The f64 output registers. */
-    out() { return new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8); },
     /** Read `len` UTF-8 bytes at `ptr`. */
-    getString(ptr, len) { return decoder.decode(new Uint8Array(x.memory.buffer, ptr, len)); },
+    getString(ptr, len) {
+      return (decoder || (decoder = new TextDecoder())).decode(new Uint8Array(x.memory.buffer, ptr, len));
+    },
   };
   return core;
 }
 
-const decoder = new TextDecoder();
 let cached;
 /** The shared core of this realm. */
 export function loadCore() {

@@ -12,6 +12,8 @@ import { createObserverClasses } from './observer.js';
 import { nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
 
 const MARK = 0, MEASURE = 1;
+const CTX = Object.fromEntries(['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries',
+  'getEntriesByType', 'getEntriesByName'].map((op) => [op, failed(op, 'Performance')]));
 const ABSENT = 0, TIME = 1, NAMED = 2, UNKNOWN = 3, HOST_ERROR = 4;
 
 export function createRealm(core, { host = true } = {}) {
@@ -56,7 +58,7 @@ export function createRealm(core, { host = true } = {}) {
 
   const methods = {
     mark(markName, markOptions = undefined) {
-      const context = failed('mark', 'Performance');
+      const context = CTX.mark;
       check(this, 'mark');
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(markName, context);
@@ -68,7 +70,7 @@ export function createRealm(core, { host = true } = {}) {
     },
 
     measure(measureName, startOrMeasureOptions = undefined, endMark = undefined) {
-      const context = failed('measure', 'Performance');
+      const context = CTX.measure;
       check(this, 'measure');
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(measureName, context);
@@ -105,7 +107,9 @@ export function createRealm(core, { host = true } = {}) {
         const e = toDOMString(endMark, context);
         if (!hasOptions) { eName = e; timeArg(e, context); eKind = argKind; eVal = argValue; eErr = argError; }
       }
-      const st = x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, nativeNow());
+      // now() is read only when the algorithm takes the end time from it.
+      const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
+      const st = x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
       const o = out();
       if (st !== S.OK) {
         const arg = o[2];
@@ -124,13 +128,13 @@ export function createRealm(core, { host = true } = {}) {
     },
 
     clearMarks(markName = undefined) {
-      const context = failed('clearMarks', 'Performance');
+      const context = CTX.clearMarks;
       check(this, 'clearMarks');
       timeline.clear(MARK, markName === undefined ? null : toDOMString(markName, context));
     },
 
     clearMeasures(measureName = undefined) {
-      const context = failed('clearMeasures', 'Performance');
+      const context = CTX.clearMeasures;
       check(this, 'clearMeasures');
       timeline.clear(MEASURE, measureName === undefined ? null : toDOMString(measureName, context));
     },
@@ -141,14 +145,14 @@ export function createRealm(core, { host = true } = {}) {
     },
 
     getEntriesByType(type) {
-      const context = failed('getEntriesByType', 'Performance');
+      const context = CTX.getEntriesByType;
       check(this, 'getEntriesByType');
       requireArgs(arguments.length, 1, context);
       return timeline.filter(null, toDOMString(type, context));
     },
 
     getEntriesByName(name, type = undefined) {
-      const context = failed('getEntriesByName', 'Performance');
+      const context = CTX.getEntriesByName;
       check(this, 'getEntriesByName');
       requireArgs(arguments.length, 1, context);
       name = toDOMString(name, context);

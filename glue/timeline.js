@@ -9,8 +9,6 @@ export const OWNED_TYPES = ['mark', 'measure'];
 const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
 export const typeIndex = (type) => { const i = TYPE_INDEX.get(type); return i === undefined ? -1 : i; };
 
-const byStartTime = (a, b) => a.startTime - b.startTime;
-
 /** Merge two lists sorted by startTime (stable: `a` first on ties). */
 function mergeSorted(a, b) {
   if (!a.length) return b;
@@ -31,7 +29,8 @@ export class Timeline {
     this.idNames = [];           // id -> name
     this.releaseAt = 4096;       // names held before unused ones are released
     this.objects = [];           // slot -> entry object
-    this.host = host && !!nativePerformance;
+    this.host = host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
+    this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
     this.registered = [];        // registered performance observers (spec order)
     this.interested = OWNED_TYPES.map(() => []); // per owned type: registered observers
     this.taskQueued = false;
@@ -84,26 +83,32 @@ export class Timeline {
     return out;
   }
 
-  /** The host's entries of the types we do not own. */
+  /** The host's entries of the types we do not own, asked type by type so that the host
+   *  never scans a buffer of marks (its own, in ponyfill mode) that we would throw away. */
   hostEntries(name, type) {
     if (!this.host) return [];
-    let list;
-    try {
-      if (type !== null) list = native.getEntriesByType ? native.getEntriesByType.call(nativePerformance, type) : [];
-      else if (name !== null) list = native.getEntriesByName ? native.getEntriesByName.call(nativePerformance, name) : [];
-      else list = native.getEntries ? native.getEntries.call(nativePerformance) : [];
-    } catch {
-      // Node 20's own queries overflow the stack past ~120k buffered entries; ask per type.
-      list = [];
-      for (const t of nativeSupportedTypes) {
-        if (TYPE_INDEX.has(t) || (type !== null && t !== type)) continue;
-        try { list = list.concat(native.getEntriesByType.call(nativePerformance, t)); } catch { /* skip */ }
-      }
-      list.sort(byStartTime);
+    if (type !== null) return this.hostOfType(name, type);
+    if (!this.hostTypes.length && native.getEntries) {
+      // A host without supportedEntryTypes: one query, filtered.
+      let all;
+      try { all = native.getEntries.call(nativePerformance); } catch { return []; }
+      return all.filter((e) => !TYPE_INDEX.has(e.entryType) && (name === null || e.name === name));
     }
-    let out = list.filter((e) => !TYPE_INDEX.has(e.entryType));
-    if (name !== null) out = out.filter((e) => e.name === name);
+    let out = [];
+    for (const t of this.hostTypes) {
+      const list = this.hostOfType(name, t);
+      if (list.length) out = out.length ? mergeSorted(out, list) : list;
+    }
     return out;
+  }
+
+  hostOfType(name, type) {
+    try {
+      if (name === null) return native.getEntriesByType.call(nativePerformance, type);
+      return native.getEntriesByName.call(nativePerformance, name, type);
+    } catch {
+      return []; // a host query that throws (e.g. Node's stack overflow) yields nothing
+    }
   }
 
   /** Performance Timeline §filter buffer map by name and type. */

@@ -28,7 +28,7 @@
 typedef struct {
     double start[CHUNK];
     double dur[CHUNK];
-    uint64_t seq[CHUNK];
+    uint32_t seq[CHUNK];  /* wraps after 2^32 adds: only ties across types would misorder */
     uint32_t name[CHUNK];
     uint8_t type[CHUNK];
 } chunk;
@@ -49,7 +49,7 @@ static chunk **chunks;
 static uint32_t n_chunks, chunks_cap;
 static uint32_t high_water;      /* slots ever handed out */
 static ps_vec free_slots;
-static uint64_t next_seq;
+static uint32_t next_seq;
 static type_buf types[PS_TYPE_COUNT];
 static ps_pool names;
 static name_rec *recs;
