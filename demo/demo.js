@@ -1,0 +1,121 @@
+// The demo page: perfshim used as a user would, from the package's ES module entry.
+import * as perfshim from '../dist/perfshim.mjs';
+
+const ponyfill = !globalThis.PERFSHIM.force;
+if (!ponyfill) perfshim.install({ force: true });
+const perf = ponyfill ? perfshim.performance : globalThis.performance;
+const Observer = ponyfill ? perfshim.PerformanceObserver : globalThis.PerformanceObserver;
+
+const here = new URL(location.href);
+const other = new URL(here);
+other.searchParams.set('mode', ponyfill ? 'installed' : 'ponyfill');
+document.getElementById('mode').innerHTML =
+  `mode: <b>${ponyfill ? 'ponyfill (no globals touched)' : 'installed over the native APIs'}</b>` +
+  ` · cross-origin isolated: <b>${globalThis.crossOriginIsolated ? 'yes' : 'no'}</b>` +
+  `<a href="${other.pathname}${other.search}">switch to ${ponyfill ? 'installed' : 'ponyfill'}</a>`;
+
+const shown = [];   // entries on the waterfall, in arrival order
+const MAX_ROWS = 40;
+
+const seen = new WeakSet(); // Chromium may deliver its navigation entry twice (observed natively too)
+function add(entries) {
+  for (const e of entries) {
+    if (seen.has(e)) continue;
+    seen.add(e);
+    shown.push(e);
+  }
+  while (shown.length > MAX_ROWS) shown.shift();
+  draw();
+}
+
+const svgNS = 'http://www.w3.org/2000/svg';
+function el(name, attrs, text) {
+  const n = document.createElementNS(svgNS, name);
+  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+function fmt(ms) { return `${ms.toFixed(1)} ms`; }
+
+function draw() {
+  const svg = document.getElementById('waterfall');
+  svg.textContent = '';
+  const width = svg.clientWidth || 900;
+  const rows = shown.slice().sort((a, b) => a.startTime - b.startTime);
+  const height = Math.max(120, 24 + rows.length * 16);
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.style.height = `${height}px`;
+  const end = Math.max(1, ...rows.map((e) => e.startTime + Math.max(0, e.duration)));
+  const left = 170, right = width - 10;
+  const x = (t) => left + ((right - left) * t) / end;
+  for (let i = 0; i <= 4; i++) {
+    const t = (end * i) / 4;
+    svg.append(el('line', { x1: x(t), x2: x(t), y1: 0, y2: height, stroke: '#e6e9f2' }));
+    svg.append(el('text', { x: x(t) + 2, y: height - 4 }, fmt(t)));
+  }
+  rows.forEach((e, i) => {
+    const y = 6 + i * 16;
+    const kind = e.entryType === 'mark' ? 'mark' : e.entryType === 'measure' ? 'measure' : 'native';
+    svg.append(el('text', { x: 4, y: y + 10 }, `${e.entryType}: ${e.name}`.slice(0, 28)));
+    const w = kind === 'mark' ? 3 : Math.max(2, x(e.startTime + Math.abs(e.duration)) - x(e.startTime));
+    const rect = el('rect', { x: x(e.startTime), y, width: w, height: 11, rx: 2, class: `bar-${kind}` });
+    const detail = 'detail' in e && e.detail !== null ? `\ndetail: ${JSON.stringify(e.detail)}` : '';
+    rect.append(el('title', {}, `${e.entryType} "${e.name}"\nstartTime: ${fmt(e.startTime)}\nduration: ${fmt(e.duration)}${detail}`));
+    svg.append(rect);
+  });
+  const tbody = document.querySelector('#entries tbody');
+  tbody.textContent = '';
+  for (const e of rows.slice(-12)) {
+    const tr = document.createElement('tr');
+    const detail = 'detail' in e && e.detail !== null ? JSON.stringify(e.detail) : '';
+    for (const [v, cls] of [[e.entryType], [e.name], [e.startTime.toFixed(2), 'num'], [e.duration.toFixed(2), 'num'], [detail]]) {
+      const td = document.createElement('td');
+      td.textContent = v;
+      if (cls) td.className = cls;
+      tr.append(td);
+    }
+    tbody.append(tr);
+  }
+}
+
+// Our entries arrive through an observer; the browser's own through the same observer type
+// (buffered), so both appear on one axis.
+new Observer((list) => add(list.getEntries())).observe({ entryTypes: ['mark', 'measure'] });
+for (const type of ['navigation', 'resource', 'paint']) {
+  if (Observer.supportedEntryTypes.includes(type)) {
+    new Observer((list) => add(list.getEntries())).observe({ type, buffered: true });
+  }
+}
+
+let counter = 0;
+let lastMark = null;
+document.getElementById('btn-mark').onclick = () => {
+  lastMark = `click-${++counter}`;
+  perf.mark(lastMark, { detail: { button: 'mark', n: counter } });
+};
+document.getElementById('btn-measure').onclick = () => {
+  if (!lastMark) perf.mark(lastMark = `click-${++counter}`);
+  perf.measure(`since ${lastMark}`, { start: lastMark, detail: { kind: 'since-last-mark' } });
+};
+document.getElementById('btn-workload').onclick = async () => {
+  perf.mark('workload-start');
+  for (const [name, n] of [['sort', 2e5], ['json', 2e4], ['sum', 3e6]]) {
+    perf.mark(`${name}-start`);
+    if (name === 'sort') Array.from({ length: n }, () => Math.random()).sort();
+    if (name === 'json') JSON.parse(JSON.stringify(Array.from({ length: n }, (_, i) => ({ i, s: `v${i}` }))));
+    if (name === 'sum') { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i); globalThis.__sum = s; }
+    perf.measure(name, `${name}-start`, undefined);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  perf.measure('workload', { start: 'workload-start', detail: { steps: 3 } });
+};
+document.getElementById('btn-clear').onclick = () => {
+  perf.clearMarks();
+  perf.clearMeasures();
+  shown.splice(0, shown.length, ...shown.filter((e) => e.entryType !== 'mark' && e.entryType !== 'measure'));
+  draw();
+};
+
+perf.mark('demo-ready', { detail: { mode: ponyfill ? 'ponyfill' : 'installed' } });
+globalThis.__demoReady = true;
