@@ -19,7 +19,7 @@ NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson 
 
 GLUE := $(sort $(wildcard glue/*.js))
 
-.PHONY: all wasm dist test test-c test-node test-browser bench check-built demo clean toolchain
+.PHONY: all wasm dist deps test test-c test-node test-browser bench check-built demo clean toolchain
 all: wasm dist
 
 toolchain:
@@ -41,21 +41,25 @@ wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs
 dist: node_modules/.package-lock.json wasm/perfshim.wasm.js $(GLUE) tools/build-dist.mjs
 	$(NODE) tools/build-dist.mjs
 
-node_modules/.package-lock.json: package.json
-	npm install --no-audit --no-fund
+node_modules/.package-lock.json: package.json package-lock.json
+	bash tools/install-deps.sh
+
+# Everything building and testing need (apt packages when missing, npm ci).
+deps:
+	bash tools/install-deps.sh
 
 C_TESTS := $(patsubst test/c/%.c,build/%,$(sort $(wildcard test/c/test_*.c)))
 build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
 	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $< -o $@ -lm
 
-test-c: $(C_TESTS)
+test-c: deps $(C_TESTS)
 	@for t in $(C_TESTS); do echo "== $$t"; ./$$t || exit 1; done
 
-test-node: wasm node_modules/.package-lock.json
+test-node: deps wasm
 	$(NODE) --test --test-reporter=spec test/node/
 
-test-browser: wasm dist node_modules/.package-lock.json
+test-browser: deps wasm dist
 	$(NODE) --test --test-reporter=spec test/browser/
 
 # Every test: native C under sanitizers, Node suites, Chromium suites.
@@ -68,11 +72,12 @@ check-built: node_modules/.package-lock.json $(CJSON)
 	$(NODE) tools/build-dist.mjs
 	@git diff --exit-code --stat -- wasm dist || { echo "wasm/ or dist/ is stale: run make and commit"; exit 1; }
 
-bench: wasm dist node_modules/.package-lock.json
+bench: deps wasm dist
 	$(NODE) --expose-gc bench/node.mjs
 	$(NODE) bench/browser.mjs
 
-demo: wasm dist node_modules/.package-lock.json
+# The demo needs only Node: wasm/ and dist/ are committed.
+demo:
 	$(NODE) demo/serve.mjs
 
 clean:

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install what building and testing need, when it is missing: Debian's emscripten (emcc 3.1.6),
+# chromium, a C compiler, patch/xz/dpkg-dev (for cJSON's source package), then npm packages.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+need=()
+command -v emcc >/dev/null 2>&1 || need+=(emscripten)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+command -v patch >/dev/null 2>&1 || need+=(patch)
+command -v xz >/dev/null 2>&1 || need+=(xz-utils)
+command -v dpkg-source >/dev/null 2>&1 || need+=(dpkg-dev)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2
+    exit 1
+  fi
+  echo "== apt-get install ${need[*]}"
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "== npm ci"
+  npm ci --no-audit --no-fund
+fi
