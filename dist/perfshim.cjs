@@ -47,7 +47,6 @@ function decodeBase64(b64) {
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
 }
-var encoder;
 var decoder;
 function createCore(bytes = decodeBase64(wasmBase64)) {
   const module2 = new WebAssembly.Module(bytes);
@@ -78,18 +77,42 @@ function createCore(bytes = decodeBase64(wasmBase64)) {
     x,
     grown: 0,
     memory: x.memory,
-    /** Write a string as UTF-8 into the exchange buffer; returns its byte length. */
+    /** Write a string into the exchange buffer as WTF-8 (UTF-8 that keeps lone surrogates
+     *  distinct, since DOMString names compare by code units); returns its byte length. */
     putString(s) {
       const n = s.length;
       const ptr = x.ps_exchange_reserve(n * 3 || 1);
       if (!ptr) throw new RangeError("perfshim: out of memory");
-      const bytes2 = new Uint8Array(x.memory.buffer, ptr, n * 3);
+      const b = new Uint8Array(x.memory.buffer, ptr, n * 3);
+      let j = 0;
       for (let i = 0; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 127) return (encoder || (encoder = new TextEncoder())).encodeInto(s, bytes2).written;
-        bytes2[i] = c;
+        let c = s.charCodeAt(i);
+        if (c < 128) {
+          b[j++] = c;
+          continue;
+        }
+        if (c < 2048) {
+          b[j++] = 192 | c >> 6;
+          b[j++] = 128 | c & 63;
+          continue;
+        }
+        if (c >= 55296 && c < 56320 && i + 1 < n) {
+          const d = s.charCodeAt(i + 1);
+          if (d >= 56320 && d < 57344) {
+            c = 65536 + (c - 55296 << 10) + (d - 56320);
+            i++;
+            b[j++] = 240 | c >> 18;
+            b[j++] = 128 | c >> 12 & 63;
+            b[j++] = 128 | c >> 6 & 63;
+            b[j++] = 128 | c & 63;
+            continue;
+          }
+        }
+        b[j++] = 224 | c >> 12;
+        b[j++] = 128 | c >> 6 & 63;
+        b[j++] = 128 | c & 63;
       }
-      return n;
+      return j;
     },
     /** The f64 output registers (a cached view, re-derived after memory grows). */
     out() {
@@ -380,20 +403,8 @@ var INTERNAL = /* @__PURE__ */ Symbol("perfshim.internal");
 var illegal = (what) => new TypeError(`${what}: Illegal invocation`);
 var pending = { name: "", startTime: 0, duration: 0, detail: null };
 var nativeEntryProto = native.PerformanceEntry ? native.PerformanceEntry.prototype : null;
-function nativeGetter(name) {
-  const d = nativeEntryProto && Object.getOwnPropertyDescriptor(nativeEntryProto, name);
-  return d && d.get ? d.get : null;
-}
-var nativeGet = {
-  name: nativeGetter("name"),
-  entryType: nativeGetter("entryType"),
-  startTime: nativeGetter("startTime"),
-  duration: nativeGetter("duration"),
-  navigationId: nativeGetter("navigationId")
-};
 function forward(attr, obj) {
-  const get = nativeGet[attr];
-  if (get && nativeEntryProto && obj instanceof native.PerformanceEntry) return get.call(obj);
+  if (nativeEntryProto && obj instanceof native.PerformanceEntry && attr in nativeEntryProto) return obj[attr];
   throw illegal(`Failed to read the '${attr}' property from 'PerformanceEntry'`);
 }
 var isOurEntry;
@@ -465,8 +476,8 @@ var PerformanceEntry = class _PerformanceEntry {
   }
   static {
     isOurEntry = (v) => v !== null && typeof v === "object" && #name in v;
-    entryDetail = (v, iface) => {
-      if (v === null || typeof v !== "object" || !(#detail in v)) {
+    entryDetail = (v, iface, entryType) => {
+      if (v === null || typeof v !== "object" || !(#detail in v) || v.#meta.entryType !== entryType) {
         throw illegal(`Failed to read the 'detail' property from '${iface}'`);
       }
       return v.#detail;
@@ -511,7 +522,7 @@ var PerformanceMark = class extends PerformanceEntry {
     super(INTERNAL);
   }
   get detail() {
-    return entryDetail(this, "PerformanceMark");
+    return entryDetail(this, "PerformanceMark", "mark");
   }
 };
 var PerformanceMeasure = class extends PerformanceEntry {
@@ -520,7 +531,7 @@ var PerformanceMeasure = class extends PerformanceEntry {
     super(INTERNAL);
   }
   get detail() {
-    return entryDetail(this, "PerformanceMeasure");
+    return entryDetail(this, "PerformanceMeasure", "measure");
   }
 };
 function webidlShape(Ctor, tag) {

@@ -18,18 +18,10 @@ const illegal = (what) => new TypeError(`${what}: Illegal invocation`);
 const pending = { name: '', startTime: 0, duration: 0, detail: null };
 
 const nativeEntryProto = native.PerformanceEntry ? native.PerformanceEntry.prototype : null;
-function nativeGetter(name) {
-  const d = nativeEntryProto && Object.getOwnPropertyDescriptor(nativeEntryProto, name);
-  return d && d.get ? d.get : null;
-}
-const nativeGet = {
-  name: nativeGetter('name'), entryType: nativeGetter('entryType'),
-  startTime: nativeGetter('startTime'), duration: nativeGetter('duration'),
-  navigationId: nativeGetter('navigationId'),
-};
+/** A host entry's attribute, read through its own prototype chain (subclasses such as
+ *  PerformanceResourceTiming override startTime); anything else is an illegal invocation. */
 function forward(attr, obj) {
-  const get = nativeGet[attr];
-  if (get && nativeEntryProto && obj instanceof native.PerformanceEntry) return get.call(obj);
+  if (nativeEntryProto && obj instanceof native.PerformanceEntry && attr in nativeEntryProto) return obj[attr];
   throw illegal(`Failed to read the '${attr}' property from 'PerformanceEntry'`);
 }
 
@@ -100,8 +92,8 @@ export class PerformanceEntry {
 
   static {
     isOurEntry = (v) => v !== null && typeof v === 'object' && #name in v;
-    entryDetail = (v, iface) => {
-      if (v === null || typeof v !== 'object' || !(#detail in v)) {
+    entryDetail = (v, iface, entryType) => {
+      if (v === null || typeof v !== 'object' || !(#detail in v) || v.#meta.entryType !== entryType) {
         throw illegal(`Failed to read the 'detail' property from '${iface}'`);
       }
       return v.#detail;
@@ -153,7 +145,7 @@ export class PerformanceMark extends PerformanceEntry {
     super(INTERNAL);
   }
 
-  get detail() { return entryDetail(this, 'PerformanceMark'); }
+  get detail() { return entryDetail(this, 'PerformanceMark', 'mark'); }
 }
 
 export class PerformanceMeasure extends PerformanceEntry {
@@ -162,7 +154,7 @@ export class PerformanceMeasure extends PerformanceEntry {
     super(INTERNAL);
   }
 
-  get detail() { return entryDetail(this, 'PerformanceMeasure'); }
+  get detail() { return entryDetail(this, 'PerformanceMeasure', 'measure'); }
 }
 
 /** WebIDL shape: members enumerable, a toStringTag per interface. */

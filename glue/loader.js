@@ -14,7 +14,6 @@ function decodeBase64(b64) {
   return out;
 }
 
-let encoder; // created on first non-ASCII string (loading it costs ~0.5 ms in Node)
 let decoder;
 
 /** Instantiate a core from wasm bytes and return its exports plus buffer helpers. */
@@ -37,19 +36,31 @@ export function createCore(bytes = decodeBase64(wasmBase64)) {
     x,
     grown: 0,
     memory: x.memory,
-    /** Write a string as UTF-8 into the exchange buffer; returns its byte length. */
+    /** Write a string into the exchange buffer as WTF-8 (UTF-8 that keeps lone surrogates
+     *  distinct, since DOMString names compare by code units); returns its byte length. */
     putString(s) {
       const n = s.length;
-      // encodeInto needs room for 3 bytes per UTF-16 unit in the worst case.
       const ptr = x.ps_exchange_reserve(n * 3 || 1);
       if (!ptr) throw new RangeError('perfshim: out of memory');
-      const bytes = new Uint8Array(x.memory.buffer, ptr, n * 3);
+      const b = new Uint8Array(x.memory.buffer, ptr, n * 3);
+      let j = 0;
       for (let i = 0; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 0x7f) return (encoder || (encoder = new TextEncoder())).encodeInto(s, bytes).written;
-        bytes[i] = c;
+        let c = s.charCodeAt(i);
+        if (c < 0x80) { b[j++] = c; continue; }
+        if (c < 0x800) { b[j++] = 0xc0 | (c >> 6); b[j++] = 0x80 | (c & 63); continue; }
+        if (c >= 0xd800 && c < 0xdc00 && i + 1 < n) {
+          const d = s.charCodeAt(i + 1);
+          if (d >= 0xdc00 && d < 0xe000) {
+            c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+            i++;
+            b[j++] = 0xf0 | (c >> 18); b[j++] = 0x80 | ((c >> 12) & 63);
+            b[j++] = 0x80 | ((c >> 6) & 63); b[j++] = 0x80 | (c & 63);
+            continue;
+          }
+        }
+        b[j++] = 0xe0 | (c >> 12); b[j++] = 0x80 | ((c >> 6) & 63); b[j++] = 0x80 | (c & 63);
       }
-      return n; // ASCII: no encoder needed (most names)
+      return j;
     },
     /** The f64 output registers (a cached view, re-derived after memory grows). */
     out() {
