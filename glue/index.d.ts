@@ -1,0 +1,86 @@
+// Type declarations for perfshim (the ponyfill entry). The interfaces follow the WebIDL of
+// User Timing 3 and Performance Timeline 2; they match lib.dom.d.ts where both exist.
+
+export interface PerformanceEntry {
+  readonly name: string;
+  readonly entryType: string;
+  readonly startTime: number;
+  readonly duration: number;
+  /** Present where the host's own entries have it (Chromium). */
+  readonly navigationId?: number | null;
+  toJSON(): Record<string, unknown>;
+}
+export declare const PerformanceEntry: {
+  prototype: PerformanceEntry;
+  [Symbol.hasInstance](value: unknown): value is PerformanceEntry;
+};
+
+export interface PerformanceMarkOptions { detail?: unknown; startTime?: number }
+export interface PerformanceMeasureOptions {
+  detail?: unknown;
+  start?: string | number;
+  duration?: number;
+  end?: string | number;
+}
+
+export interface PerformanceMark extends PerformanceEntry { readonly detail: unknown }
+export declare const PerformanceMark: {
+  prototype: PerformanceMark;
+  new (markName: string, markOptions?: PerformanceMarkOptions): PerformanceMark;
+};
+export interface PerformanceMeasure extends PerformanceEntry { readonly detail: unknown }
+export declare const PerformanceMeasure: { prototype: PerformanceMeasure };
+
+export type PerformanceEntryList = PerformanceEntry[];
+
+export interface PerformanceObserverEntryList {
+  getEntries(): PerformanceEntryList;
+  getEntriesByType(type: string): PerformanceEntryList;
+  getEntriesByName(name: string, type?: string): PerformanceEntryList;
+}
+export declare const PerformanceObserverEntryList: { prototype: PerformanceObserverEntryList };
+
+export interface PerformanceObserverInit { entryTypes?: string[]; type?: string; buffered?: boolean }
+export interface PerformanceObserverCallbackOptions { droppedEntriesCount?: number }
+export type PerformanceObserverCallback = (
+  entries: PerformanceObserverEntryList,
+  observer: PerformanceObserver,
+  options: PerformanceObserverCallbackOptions,
+) => void;
+
+export interface PerformanceObserver {
+  observe(options?: PerformanceObserverInit): void;
+  disconnect(): void;
+  takeRecords(): PerformanceEntryList;
+}
+export declare const PerformanceObserver: {
+  prototype: PerformanceObserver;
+  new (callback: PerformanceObserverCallback): PerformanceObserver;
+  readonly supportedEntryTypes: readonly string[];
+};
+
+export interface Performance extends EventTarget {
+  readonly timeOrigin: number;
+  now(): number;
+  toJSON(): Record<string, unknown>;
+  mark(markName: string, markOptions?: PerformanceMarkOptions): PerformanceMark;
+  measure(measureName: string, startOrMeasureOptions?: string | PerformanceMeasureOptions, endMark?: string): PerformanceMeasure;
+  clearMarks(markName?: string): void;
+  clearMeasures(measureName?: string): void;
+  getEntries(): PerformanceEntryList;
+  getEntriesByType(type: string): PerformanceEntryList;
+  getEntriesByName(name: string, type?: string): PerformanceEntryList;
+}
+export declare const performance: Performance;
+export default performance;
+
+/** Cap the 'mark' or 'measure' buffer (0 = unbounded, the default). Entries past the cap are
+ *  dropped and counted. */
+export declare function setBufferLimit(type: 'mark' | 'measure', maxEntries: number): void;
+/** Entries of `type` dropped because its capped buffer was full. */
+export declare function droppedEntries(type: string): number;
+
+export interface InstallResult { installed: string[]; reasons: Record<string, string[]> }
+/** Install perfshim on the globals: what is missing or non-conforming, or everything with
+ *  `force`. */
+export declare function install(options?: { force?: boolean }): InstallResult;
