@@ -3,7 +3,7 @@
 // "queue a PerformanceEntry" feeds. JS keeps only what must be JS: the entry objects (slot ->
 // object, so queries return the same objects every time) and the name -> id map.
 import { statusError, S } from './errors.js';
-import { native, nativePerformance, nativeSupportedTypes, queueTask, reportException } from './host.js';
+import { native, nativePerformance, nativeSupportedTypes, queueTask, reportException, isNode } from './host.js';
 
 export const OWNED_TYPES = ['mark', 'measure'];
 const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
@@ -83,17 +83,21 @@ export class Timeline {
     return out;
   }
 
-  /** The host's entries of the types we do not own, asked type by type so that the host
-   *  never scans a buffer of marks (its own, in ponyfill mode) that we would throw away. */
+  /** The host's entries of the types we do not own, asked the way that host answers fastest. */
   hostEntries(name, type) {
     if (!this.host) return [];
     if (type !== null) return this.hostOfType(name, type);
-    if (!this.hostTypes.length && native.getEntries) {
-      // A host without supportedEntryTypes: one query, filtered.
+    if (!isNode || !this.hostTypes.length) {
+      // Browsers index their buffers by name but scan for (name, type): one query, filtered.
       let all;
-      try { all = native.getEntries.call(nativePerformance); } catch { return []; }
-      return all.filter((e) => !TYPE_INDEX.has(e.entryType) && (name === null || e.name === name));
+      try {
+        all = name === null ? native.getEntries.call(nativePerformance) : native.getEntriesByName.call(nativePerformance, name);
+      } catch {
+        return [];
+      }
+      return all.filter((e) => !TYPE_INDEX.has(e.entryType));
     }
+    // Node scans every buffer for a name (its own marks too): ask type by type instead.
     let out = [];
     for (const t of this.hostTypes) {
       const list = this.hostOfType(name, t);

@@ -172,6 +172,19 @@ test('a callback that disconnects a later observer: that observer is not called 
   a.disconnect();
 });
 
+test('entries cleared from the performance buffer before the task runs are still delivered', async () => {
+  let names = [];
+  const po = new PerformanceObserver((list) => { names = sig(list.getEntries()); });
+  po.observe({ entryTypes: ['mark', 'measure'] });
+  performance.mark('gone', { startTime: 1 });
+  performance.measure('gone-too', { start: 2 });
+  performance.clearMarks();
+  performance.clearMeasures();
+  await tick();
+  assert.deepEqual(names, ['mark:gone', 'measure:gone-too']);
+  po.disconnect();
+});
+
 test('entries created inside a callback are delivered in a later callback', async () => {
   const calls = [];
   const po = new PerformanceObserver((list) => {

@@ -83,6 +83,35 @@ test('mark detail clones non-plain values (Map, Date, typed array, cycles)', () 
   assert.notEqual(d.cyc, cyc);
 });
 
+test('mark detail keeps shared references and cycles that pass through a Map or Set (one StructuredSerialize)', () => {
+  const shared = { shared: true };
+  const detail = { a: shared, m: new Map([['k', shared]]), s: new Set([shared]) };
+  detail.m.set('root', detail);
+  const d = performance.mark('identity', { detail }).detail;
+  const native = structuredClone(detail);
+  assert.equal(native.m.get('k'), native.a, 'sanity: structuredClone keeps the shared reference');
+  assert.equal(d.m.get('k'), d.a, 'the object shared between a plain property and a Map value stays one object');
+  assert.equal([...d.s][0], d.a, 'and a Set member');
+  assert.equal(d.m.get('root'), d, 'a cycle back to the root through a Map stays a cycle');
+});
+
+test('mark detail keeps non-index properties of arrays and the holes of sparse arrays', () => {
+  const arr = [1, 2];
+  arr.extra = 'e';
+  const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
+  const d = performance.mark('arrays', { detail: { arr, sparse } }).detail;
+  assert.equal(d.arr.extra, 'e');
+  assert.deepEqual([...d.arr], [1, 2]);
+  assert.equal(d.sparse.length, 3);
+  assert.equal(1 in d.sparse, false);
+});
+
+test('mark detail: a getter that throws propagates its error (not a DataCloneError)', () => {
+  const boom = new Error('getter boom');
+  assert.throws(() => performance.mark('g', { detail: { get x() { throw boom; } } }), (e) => e === boom);
+  assert.equal(performance.getEntriesByName('g').length, 0);
+});
+
 test('mark detail: primitives are kept', () => {
   assert.equal(performance.mark('p', { detail: 42 }).detail, 42);
   assert.equal(performance.mark('p', { detail: 'str' }).detail, 'str');

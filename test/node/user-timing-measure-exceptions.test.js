@@ -178,6 +178,20 @@ test('order: unknown marks before the detail clone', () => {
   throwsType(() => performance.measure('m', { start: -1, detail: () => {} }));
 });
 
+test('order: mark names are looked up after every argument is converted', () => {
+  // WebIDL converts the whole dictionary (and endMark) before measure()'s steps run, so a mark
+  // created by a getter or toString() during conversion is found by the lookup.
+  const options = {
+    end: 'made-during-conversion',
+    get start() { performance.mark('made-during-conversion', { startTime: 50 }); return 10; },
+  };
+  const m = performance.measure('m', options);
+  assert.deepEqual([m.startTime, m.duration], [10, 40]);
+  const endMark = { toString() { performance.mark('made-by-toString', { startTime: 70 }); return 'made-by-toString'; } };
+  const n = performance.measure('n', 'made-by-toString', endMark);
+  assert.deepEqual([n.startTime, n.duration], [70, 0]);
+});
+
 test('a failed measure runs no observer and leaves the buffer untouched', async () => {
   const { PerformanceObserver } = await import('../../glue/index.js');
   const seen = [];

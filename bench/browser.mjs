@@ -1,0 +1,75 @@
+// make bench (Chromium part): Chromium's own User Timing in one tab, perfshim installed over it
+// (forced) in another, the same workloads run in both with rounds interleaved between the tabs;
+// medians and ratios. Pages are cross-origin isolated (finest performance.now()), and GC runs
+// after each setup so a collection does not land inside a measured loop.
+import { launch, serve } from '../test/browser/harness.js';
+
+const pageFor = (impl) => `<!doctype html>
+<script>globalThis.PERFSHIM = { force: true };</script>
+<script type=module>
+${impl === 'perfshim' ? "import '/dist/auto.mjs';" : ''}
+const names = Array.from({ length: 100 }, (_, i) => 'name-' + i);
+const fill = (k) => { for (let i = 0; i < k; i++) performance.mark(names[i % 100]); for (let i = 0; i < 10; i++) performance.mark('needle'); };
+const W = {
+  'mark(name)': [() => {}, (n) => { for (let i = 0; i < n; i++) performance.mark(names[i % 100]); }, 20000],
+  'mark(name, {detail})': [() => {}, (n) => { for (let i = 0; i < n; i++) performance.mark(names[i % 100], { detail: { step: i, label: 'x' } }); }, 20000],
+  'measure(name, a, b)': [() => { performance.mark('a'); performance.mark('b'); }, (n) => { for (let i = 0; i < n; i++) performance.measure('m', 'a', 'b'); }, 20000],
+  'getEntriesByName → 10 @1M': [() => fill(1e6), (n) => { for (let i = 0; i < n; i++) if (performance.getEntriesByName('needle').length !== 10) throw new Error('count'); }, 200],
+  'clearMarks(name) @1M': [() => fill(1e6), () => { performance.clearMarks('name-7'); }, 1],
+};
+window.run = (name) => {
+  const [setup, body, n] = W[name];
+  performance.clearMarks(); performance.clearMeasures();
+  setup();
+  if (globalThis.gc) globalThis.gc();
+  const t0 = performance.now();
+  body(n);
+  const ns = (performance.now() - t0) * 1e6 / n;
+  performance.clearMarks(); performance.clearMeasures();
+  return ns;
+};
+window.workloads = Object.keys(W);
+window.ready = true;
+</script>`;
+
+const targets = { 'mark(name)': '≤ 0.1', 'mark(name, {detail})': '≤ 0.1', 'measure(name, a, b)': '',
+  'getEntriesByName → 10 @1M': '< 1', 'clearMarks(name) @1M': '< 1' };
+const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
+
+const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const server = await serve({
+  routes: { '/native.html': { body: pageFor('native') }, '/perfshim.html': { body: pageFor('perfshim') } },
+  headers: () => isolation,
+});
+const browser = await launch(['--js-flags=--expose-gc']);
+try {
+  const tabs = {};
+  for (const impl of ['native', 'perfshim']) {
+    const tab = await browser.newPage();
+    const errors = [];
+    tab.on('pageerror', (e) => errors.push(String(e)));
+    await tab.goto(`${server.url}/${impl}.html`);
+    await tab.waitForFunction(() => window.ready === true);
+    if (errors.length) throw new Error(errors.join('\n'));
+    tabs[impl] = tab;
+  }
+  const installed = await tabs.perfshim.evaluate(() => !!globalThis[Symbol.for('perfshim.installed')]);
+  if (!installed) throw new Error('perfshim did not install in the perfshim tab');
+  const workloads = await tabs.native.evaluate(() => window.workloads);
+  const rows = [];
+  for (const w of workloads) {
+    const times = { native: [], perfshim: [] };
+    const rounds = w.includes('@1M') ? 3 : 7;
+    for (let r = 0; r < rounds; r++) {
+      for (const impl of r % 2 ? ['perfshim', 'native'] : ['native', 'perfshim']) {
+        times[impl].push(await tabs[impl].evaluate((name) => window.run(name), w));
+      }
+    }
+    const h = median(times.native), o = median(times.perfshim);
+    rows.push({ workload: w, [`chromium ${browser.version()} (ns/op)`]: h.toFixed(0), 'perfshim installed (ns/op)': o.toFixed(0), ratio: (o / h).toFixed(3), target: targets[w] });
+  }
+  console.table(rows);
+} finally {
+  await browser.close();
+  await server.close();
+}

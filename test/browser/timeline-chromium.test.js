@@ -1,0 +1,441 @@
+// User Timing 3 and Performance Timeline 2 in Chromium, with perfshim installed with force over
+// Chromium's native APIs: the core behaviours (mark/measure, exceptions with DOMException names,
+// observer delivery), the host's own types kept (supportedEntryTypes union, navigation /
+// resource / paint entries merged in time order, resource observed through our observer), and
+// the PerformanceTiming names (a Window). One browser, one page for the main-thread tests.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { serve, launch, ROOT } from './harness.js';
+
+// The classic script runs before the glue: it records what Chromium has natively, then asks for
+// a forced install. The module script installs, then checks the PerformanceTiming names before
+// the load event (loadEventEnd is still 0 there).
+const PAGE = `<!doctype html>
+<meta charset=utf-8>
+<title>perfshim timeline</title>
+<script>
+  globalThis.PERFSHIM = { force: true };
+  window.native = {
+    mark: performance.mark,
+    PerformanceMark,
+    PerformanceObserver,
+    supportedEntryTypes: PerformanceObserver.supportedEntryTypes.slice(),
+  };
+  performance.mark('native-pre-install', { startTime: 1, detail: { pre: true } });
+  window.err = (f) => {
+    try { f(); return 'no exception'; } catch (e) {
+      return { ctor: e && e.constructor && e.constructor.name, name: e && e.name, dom: e instanceof DOMException, code: e && e.code };
+    }
+  };
+  window.consoleCalls = [];
+  for (const level of ['warn', 'error', 'log', 'info']) {
+    const orig = console[level];
+    console[level] = (...args) => { window.consoleCalls.push(level + ': ' + args.join(' ')); return orig.apply(console, args); };
+  }
+</script>
+<h1>perfshim timeline test page</h1>
+<p>Some text so that Chromium records first-paint and first-contentful-paint.</p>
+<script type=module>
+  import { installed } from '/glue/auto.js';
+  window.installed = installed;
+  window.beforeLoad = {
+    loadEventEnd: err(() => performance.measure('before-load', 'loadEventEnd')),
+    loadEventEndOptions: err(() => performance.measure('before-load', { end: 'loadEventEnd' })),
+    navigationStart: (() => { const m = performance.measure('ns-before-load', 'navigationStart'); return [m.startTime, m.duration > 0]; })(),
+  };
+  window.ready = true;
+</script>`;
+
+// The classic build: installs synchronously, so the very next classic script sees it.
+const CLASSIC_PAGE = `<!doctype html>
+<meta charset=utf-8>
+<title>perfshim classic build</title>
+<script>window.nativeMark = performance.mark;</script>
+<script src="/dist/perfshim.auto.js" data-force></script>
+<script>
+  window.classic = (() => {
+    const m = performance.mark('classic-next-line');
+    let timing;
+    try { performance.mark('navigationStart'); timing = 'no exception'; } catch (e) { timing = e.name; }
+    return {
+      global: typeof perfshim === 'object',
+      replaced: performance.mark !== window.nativeMark,
+      ours: m instanceof perfshim.PerformanceMark && PerformanceMark === perfshim.PerformanceMark,
+      timing,
+      sameTimeline: perfshim.performance.getEntriesByName('classic-next-line')[0] === m,
+    };
+  })();
+</script>`;
+
+let server, browser, page;
+const pageErrors = [];
+
+before(async () => {
+  server = await serve({ routes: { '/timeline-page.html': { body: PAGE }, '/timeline-classic.html': { body: CLASSIC_PAGE } } });
+  browser = await launch();
+  page = await browser.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${server.url}/timeline-page.html`, { waitUntil: 'load' });
+  await page.waitForFunction(() => window.ready === true, null, { polling: 50, timeout: 20000 });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.close();
+});
+
+const run = (fn, arg) => page.evaluate(fn, arg);
+const tick = 'new Promise((r) => setTimeout(r, 30))';
+
+test('perfshim is installed with force over the native APIs', async () => {
+  const r = await run(() => ({
+    installed: window.installed,
+    markReplaced: performance.mark !== window.native.mark,
+    ctorReplaced: PerformanceMark !== window.native.PerformanceMark,
+    observerReplaced: PerformanceObserver !== window.native.PerformanceObserver,
+    markProto: Object.getPrototypeOf(performance.mark('x')) === PerformanceMark.prototype,
+    tag: Object.prototype.toString.call(performance.mark('x')),
+    nativeCarried: performance.getEntriesByName('native-pre-install').map((e) => [e.entryType, e.startTime, e.detail && e.detail.pre, e instanceof PerformanceMark]),
+  }));
+  assert.deepEqual(r.installed.installed, ['timeline']);
+  assert.deepEqual(r.installed.reasons.timeline, ['forced']);
+  assert.ok(r.markReplaced && r.ctorReplaced && r.observerReplaced);
+  assert.ok(r.markProto);
+  assert.equal(r.tag, '[object PerformanceMark]');
+  assert.deepEqual(r.nativeCarried, [['mark', 1, true, true]], 'the native mark made before install was carried over, once');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('mark and measure: values, detail cloned, buffering, most recent mark wins', async () => {
+  const r = await run(() => {
+    performance.clearMarks(); performance.clearMeasures();
+    const detail = { a: [1, { b: 2 }] };
+    const m = performance.mark('a', { startTime: 10, detail });
+    performance.mark('a', { startTime: 15 });
+    performance.mark('b', { startTime: 40 });
+    const ms = performance.measure('m', 'a', 'b');
+    const o = performance.measure('o', { start: 5, duration: 3, detail: 'x' });
+    const neg = performance.measure('neg', { start: 30, end: 20 });
+    return {
+      mark: [m.name, m.entryType, m.startTime, m.duration],
+      detailEqual: JSON.stringify(m.detail) === JSON.stringify(detail),
+      detailSame: m.detail === detail,
+      measure: [ms.startTime, ms.duration, ms.detail],
+      options: [o.startTime, o.duration, o.detail],
+      neg: [neg.startTime, neg.duration],
+      byName: performance.getEntriesByName('a').length,
+      sameObject: performance.getEntriesByName('a', 'mark')[0] === m,
+      json: m.toJSON(),
+      ctorBuffered: (new PerformanceMark('ctor'), performance.getEntriesByName('ctor').length),
+    };
+  });
+  assert.deepEqual(r.mark, ['a', 'mark', 10, 0]);
+  assert.ok(r.detailEqual);
+  assert.equal(r.detailSame, false);
+  assert.deepEqual(r.measure, [15, 25, null]);
+  assert.deepEqual(r.options, [5, 3, 'x']);
+  assert.deepEqual(r.neg, [30, -10]);
+  assert.equal(r.byName, 2);
+  assert.ok(r.sameObject);
+  assert.equal(r.json.name, 'a');
+  assert.equal(r.json.entryType, 'mark');
+  assert.equal(r.json.startTime, 10);
+  assert.equal(r.json.duration, 0);
+  assert.deepEqual(r.json.detail, { a: [1, { b: 2 }] });
+  assert.equal(r.ctorBuffered, 0);
+});
+
+test('toJSON has the PerformanceEntry attributes and navigationId, like a native PerformanceMark', async () => {
+  const r = await run(() => {
+    const nativeJSON = new window.native.PerformanceMark('n').toJSON();
+    const mark = performance.mark('n');
+    return {
+      nativeKeys: Object.keys(nativeJSON),
+      ourKeys: Object.keys(mark.toJSON()),
+      nav: performance.getEntriesByType('navigation')[0].navigationId,
+      ourNav: mark.navigationId,
+      ourJSONNav: mark.toJSON().navigationId,
+    };
+  });
+  for (const k of r.nativeKeys) assert.ok(r.ourKeys.includes(k), `toJSON has ${k} (native keys: ${r.nativeKeys})`);
+  if (r.nativeKeys.includes('navigationId')) {
+    assert.equal(typeof r.nav, 'number');
+    assert.equal(r.ourNav, r.nav, "navigationId is the navigation entry's id");
+    assert.equal(r.ourJSONNav, r.nav);
+  }
+});
+
+test('exceptions: types and DOMException names', async () => {
+  const r = await run(() => {
+    performance.clearMarks();
+    performance.mark('exists', { startTime: 1 });
+    return {
+      unknownStart: err(() => performance.measure('m', 'nope')),
+      unknownEnd: err(() => performance.measure('m', 'exists', 'nope')),
+      unknownOption: err(() => performance.measure('m', { end: 'nope' })),
+      overspec: err(() => performance.measure('m', { start: 1, duration: 1, end: 2 })),
+      endMarkWithOptions: err(() => performance.measure('m', { start: 1 }, 'exists')),
+      detailOnly: err(() => performance.measure('m', { detail: 1 })),
+      durationOnly: err(() => performance.measure('m', { duration: 1 })),
+      negStart: err(() => performance.measure('m', { start: -1 })),
+      negDuration: err(() => performance.measure('m', { start: 1, duration: -1 })),
+      negMark: err(() => performance.mark('m', { startTime: -1 })),
+      nanMark: err(() => performance.mark('m', { startTime: NaN })),
+      cloneMark: err(() => performance.mark('m', { detail: () => {} })),
+      cloneMeasure: err(() => performance.measure('m', { start: 0, detail: Symbol('s') })),
+      noName: err(() => performance.measure()),
+      symbolName: err(() => performance.mark(Symbol('s'))),
+      illegalEntry: err(() => new PerformanceEntry()),
+      illegalMeasure: err(() => new PerformanceMeasure()),
+      illegalList: err(() => new PerformanceObserverEntryList()),
+      observerNoCallback: err(() => new PerformanceObserver(1)),
+      observeNothing: err(() => new PerformanceObserver(() => {}).observe({})),
+      observeBoth: err(() => new PerformanceObserver(() => {}).observe({ type: 'mark', entryTypes: ['mark'] })),
+      observeMix: err(() => { const po = new PerformanceObserver(() => {}); po.observe({ type: 'mark' }); try { po.observe({ entryTypes: ['mark'] }); } finally { po.disconnect(); } }),
+      getter: err(() => Object.getOwnPropertyDescriptor(PerformanceEntry.prototype, 'name').get.call({})),
+    };
+  });
+  const type = { ctor: 'TypeError', name: 'TypeError', dom: false, code: undefined };
+  const dom = (name, code) => ({ ctor: 'DOMException', name, dom: true, code });
+  assert.deepEqual(r.unknownStart, dom('SyntaxError', 12));
+  assert.deepEqual(r.unknownEnd, dom('SyntaxError', 12));
+  assert.deepEqual(r.unknownOption, dom('SyntaxError', 12));
+  for (const k of ['overspec', 'endMarkWithOptions', 'detailOnly', 'durationOnly', 'negStart', 'negDuration',
+    'negMark', 'nanMark', 'noName', 'symbolName', 'illegalEntry', 'illegalMeasure', 'illegalList',
+    'observerNoCallback', 'observeNothing', 'observeBoth', 'getter']) {
+    assert.deepEqual(r[k], type, k);
+  }
+  assert.deepEqual(r.cloneMark, dom('DataCloneError', 25));
+  assert.deepEqual(r.cloneMeasure, dom('DataCloneError', 25));
+  assert.deepEqual(r.observeMix, dom('InvalidModificationError', 13));
+});
+
+test('PerformanceTiming names: mark() throws SyntaxError, measure() converts them', async () => {
+  const r = await run(() => {
+    const t = performance.timing;
+    const m = performance.measure('nav', 'navigationStart', 'domComplete');
+    const o = performance.measure('nav2', { start: 'navigationStart', end: 'loadEventEnd' });
+    return {
+      mark: err(() => performance.mark('navigationStart')),
+      markOther: err(() => performance.mark('domComplete')),
+      markBeforeNegative: err(() => performance.mark('navigationStart', { startTime: -1 })),
+      ctor: err(() => new PerformanceMark('loadEventEnd')),
+      notTiming: err(() => performance.mark('navigationstart')),
+      measure: [m.startTime, m.duration, t.domComplete - t.navigationStart],
+      options: [o.startTime, o.duration, t.loadEventEnd - t.navigationStart],
+      clearOk: err(() => performance.clearMarks('navigationStart')),
+    };
+  });
+  assert.deepEqual(r.mark, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 });
+  assert.deepEqual(r.markOther, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 });
+  assert.deepEqual(r.markBeforeNegative, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 },
+    'the PerformanceTiming check (step 1) comes before the negative startTime check');
+  assert.deepEqual(r.ctor, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 });
+  assert.equal(r.notTiming, 'no exception', 'names are case-sensitive');
+  assert.equal(r.measure[0], 0, 'navigationStart converts to 0');
+  assert.equal(r.measure[1], r.measure[2]);
+  assert.ok(r.measure[1] > 0);
+  assert.deepEqual([r.options[0], r.options[1]], [0, r.options[2]]);
+  assert.equal(r.clearOk, 'no exception');
+});
+
+test('measure with loadEventEnd before the load event throws InvalidAccessError', async () => {
+  const r = await run(() => window.beforeLoad);
+  assert.deepEqual(r.loadEventEnd, { ctor: 'DOMException', name: 'InvalidAccessError', dom: true, code: 15 });
+  assert.deepEqual(r.loadEventEndOptions, { ctor: 'DOMException', name: 'InvalidAccessError', dom: true, code: 15 });
+  assert.deepEqual(r.navigationStart, [0, true]);
+});
+
+test('supportedEntryTypes: frozen, same object, sorted, the union with Chromium\'s own types', async () => {
+  const r = await run(() => ({
+    types: PerformanceObserver.supportedEntryTypes,
+    frozen: Object.isFrozen(PerformanceObserver.supportedEntryTypes),
+    same: PerformanceObserver.supportedEntryTypes === PerformanceObserver.supportedEntryTypes,
+    native: window.native.supportedEntryTypes,
+  }));
+  assert.ok(r.frozen && r.same);
+  for (const t of r.native) assert.ok(r.types.includes(t), `native type ${t}`);
+  for (const t of ['mark', 'measure', 'navigation', 'resource', 'paint']) assert.ok(r.types.includes(t), t);
+  assert.deepEqual([...r.types].sort(), r.types);
+  assert.equal(new Set(r.types).size, r.types.length);
+});
+
+test('native navigation, resource and paint entries are in getEntries(), merged in time order', async () => {
+  await run(() => new Promise((resolve) => {
+    const poll = () => (performance.getEntriesByType('paint').length >= 1 ? resolve() : setTimeout(poll, 50));
+    poll();
+  }));
+  const r = await run(() => {
+    const mark = performance.mark('merged', { startTime: performance.getEntriesByType('resource')[0].startTime + 0.0001 });
+    const all = performance.getEntries();
+    return {
+      types: [...new Set(all.map((e) => e.entryType))],
+      sorted: all.every((e, i) => i === 0 || all[i - 1].startTime <= e.startTime),
+      first: [all[0].entryType, all[0].startTime],
+      nav: performance.getEntriesByType('navigation').map((e) => e.name),
+      paint: performance.getEntriesByType('paint').map((e) => e.name),
+      resourceByName: performance.getEntriesByName(location.origin + '/glue/auto.js').map((e) => e.entryType),
+      resourceByNameType: performance.getEntriesByName(location.origin + '/glue/auto.js', 'resource').length,
+      resourceByNameWrongType: performance.getEntriesByName(location.origin + '/glue/auto.js', 'mark').length,
+      markIndex: all.indexOf(mark),
+      resourceIndex: all.indexOf(performance.getEntriesByType('resource')[0]),
+      instance: all.every((e) => e instanceof PerformanceEntry),
+      navJSON: typeof performance.getEntriesByType('navigation')[0].toJSON().name,
+    };
+  });
+  for (const t of ['navigation', 'resource', 'paint', 'mark', 'measure']) assert.ok(r.types.includes(t), `${t} in ${r.types}`);
+  assert.ok(r.sorted, 'getEntries() is sorted by startTime');
+  assert.deepEqual(r.first, ['navigation', 0]);
+  assert.equal(r.nav.length, 1);
+  assert.ok(r.paint.includes('first-contentful-paint') || r.paint.includes('first-paint'), String(r.paint));
+  assert.deepEqual(r.resourceByName, ['resource']);
+  assert.equal(r.resourceByNameType, 1);
+  assert.equal(r.resourceByNameWrongType, 0);
+  assert.equal(r.markIndex, r.resourceIndex + 1, 'a mark just after a resource entry sorts right after it');
+  assert.ok(r.instance, 'native entries are instanceof the installed PerformanceEntry');
+  assert.equal(r.navJSON, 'string');
+});
+
+test('getEntries() and friends log nothing to the console (fresh page)', async () => {
+  // Chromium prints its own warnings (e.g. "Deprecated API for given entry type.") once per
+  // page, so this needs a page where nothing has queried the timeline yet.
+  const fresh = await browser.newPage();
+  const messages = [];
+  fresh.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`));
+  try {
+    await fresh.goto(`${server.url}/timeline-page.html`, { waitUntil: 'load' });
+    await fresh.waitForFunction(() => window.ready === true, null, { polling: 50, timeout: 20000 });
+    await fresh.evaluate(() => new Promise((r) => setTimeout(r, 50)));
+    messages.length = 0;
+    const counts = await fresh.evaluate(() => {
+      window.consoleCalls.length = 0;
+      return [performance.getEntries().length, performance.getEntriesByName('x').length,
+        performance.getEntriesByType('resource').length, performance.getEntriesByType('mark').length];
+    });
+    await fresh.evaluate(() => new Promise((r) => setTimeout(r, 50)));
+    assert.ok(counts[0] > 0);
+    assert.deepEqual(messages, [], 'a native getEntries() logs nothing; neither should ours');
+  } finally {
+    await fresh.close();
+  }
+});
+
+test('observer: one callback with the marks queued synchronously, (list, observer, options), this === observer', async () => {
+  const r = await run(async () => {
+    const calls = [];
+    const po = new PerformanceObserver(function (list, obs, options) {
+      calls.push({ names: list.getEntries().map((e) => e.name), self: this === po, obs: obs === po, options: { ...options } });
+    });
+    po.observe({ entryTypes: ['mark', 'measure'] });
+    performance.mark('o1', { startTime: 3 });
+    performance.mark('o2', { startTime: 2 });
+    performance.measure('o3', { start: 1, end: 2 });
+    const sync = calls.length;
+    await new Promise((r) => setTimeout(r, 30));
+    performance.mark('o4');
+    await new Promise((r) => setTimeout(r, 30));
+    po.disconnect();
+    return { sync, calls };
+  });
+  assert.equal(r.sync, 0, 'not called synchronously');
+  assert.equal(r.calls.length, 2);
+  assert.deepEqual(r.calls[0].names, ['o3', 'o2', 'o1']);
+  assert.ok(r.calls[0].self && r.calls[0].obs);
+  assert.deepEqual(r.calls[0].options, { droppedEntriesCount: 0 });
+  assert.deepEqual(r.calls[1].options, {});
+});
+
+test('observer: buffered, takeRecords, disconnect, and a throwing callback does not stop the others', async () => {
+  const r = await run(async () => {
+    performance.clearMarks();
+    performance.mark('old');
+    const seen = [];
+    const a = new PerformanceObserver(() => { seen.push('a'); throw new Error('observer a throws'); });
+    const b = new PerformanceObserver((list) => seen.push('b:' + list.getEntries().map((e) => e.name).join()));
+    a.observe({ type: 'mark' });
+    b.observe({ type: 'mark', buffered: true });
+    const reported = [];
+    const onError = (ev) => { reported.push(ev.message); ev.preventDefault(); };
+    window.addEventListener('error', onError);
+    performance.mark('new');
+    await new Promise((res) => setTimeout(res, 30));
+    window.removeEventListener('error', onError);
+    const c = new PerformanceObserver(() => seen.push('c'));
+    c.observe({ type: 'mark' });
+    performance.mark('taken');
+    const taken = c.takeRecords().map((e) => e.name);
+    performance.mark('dropped-by-disconnect');
+    c.disconnect();
+    a.disconnect(); b.disconnect();
+    await new Promise((res) => setTimeout(res, 30));
+    return { seen, reported, taken };
+  });
+  assert.deepEqual(r.seen, ['a', 'b:old,new']);
+  assert.equal(r.reported.length, 1);
+  assert.match(r.reported[0], /observer a throws/);
+  assert.deepEqual(r.taken, ['taken']);
+});
+
+test('a native type (resource) is observed through the installed PerformanceObserver when a fetch happens', async () => {
+  const r = await run(async () => {
+    const seen = [];
+    let opts;
+    const po = new PerformanceObserver((list, obs, options) => {
+      if (!opts) opts = { ...options };
+      seen.push(...list.getEntries().map((e) => [e.entryType, new URL(e.name).pathname, e instanceof PerformanceEntry]));
+    });
+    po.observe({ type: 'resource' });
+    await (await fetch('/package.json?observed')).text();
+    for (let i = 0; i < 50 && !seen.length; i++) await new Promise((res) => setTimeout(res, 20));
+    po.disconnect();
+    return { seen, opts, byType: performance.getEntriesByType('resource').some((e) => e.name.endsWith('/package.json?observed')) };
+  });
+  assert.deepEqual(r.seen, [['resource', '/package.json', true]]);
+  assert.equal(typeof r.opts.droppedEntriesCount, 'number');
+  assert.ok(r.byType, 'the fetch is also in getEntriesByType("resource")');
+});
+
+test('buffered observation of native types: navigation and paint', async () => {
+  const r = await run(async () => {
+    const seen = [];
+    const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.entryType)));
+    po.observe({ type: 'navigation', buffered: true });
+    po.observe({ type: 'paint', buffered: true });
+    await new Promise((res) => setTimeout(res, 50));
+    po.disconnect();
+    return seen;
+  });
+  assert.ok(r.includes('navigation'), String(r));
+  assert.ok(r.includes('paint'), String(r));
+});
+
+test('a mixed entryTypes observer gets both owned and native types', async () => {
+  const r = await run(async () => {
+    const seen = [];
+    const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.entryType)));
+    po.observe({ entryTypes: ['mark', 'resource'] });
+    performance.mark('mixed');
+    await (await fetch('/package.json?mixed')).text();
+    for (let i = 0; i < 50 && !seen.includes('resource'); i++) await new Promise((res) => setTimeout(res, 20));
+    po.disconnect();
+    return seen;
+  });
+  assert.ok(r.includes('mark') && r.includes('resource'), String(r));
+});
+
+test('classic build with data-force: installed synchronously, usable on the next script',
+  { skip: existsSync(`${ROOT}dist/perfshim.auto.js`) ? false : 'dist/perfshim.auto.js is not built yet (make dist)' }, async () => {
+    const classic = await browser.newPage();
+    try {
+      await classic.goto(`${server.url}/timeline-classic.html`, { waitUntil: 'load' });
+      const r = await classic.evaluate(() => window.classic);
+      assert.deepEqual(r, { global: true, replaced: true, ours: true, timing: 'SyntaxError', sameTimeline: true });
+    } finally {
+      await classic.close();
+    }
+  });
+
+test('no page errors', () => {
+  assert.deepEqual(pageErrors, []);
+});
