@@ -712,6 +712,12 @@
     const init = {};
     const buffered = src.buffered;
     if (buffered !== void 0) init.buffered = !!buffered;
+    const durationThreshold = src.durationThreshold;
+    if (durationThreshold !== void 0) {
+      const d = Number(durationThreshold);
+      if (!Number.isFinite(d)) throw new TypeError(`${context}: The provided double value for durationThreshold is non-finite.`);
+      init.durationThreshold = d;
+    }
     const entryTypes = src.entryTypes;
     if (entryTypes !== void 0) {
       if (!isObject(entryTypes) || typeof entryTypes[Symbol.iterator] !== "function") {
@@ -862,7 +868,9 @@
           }
           this.#hostObserver().observe({ entryTypes: types });
         } else if (hostTypes.has(init.type)) {
-          this.#hostObserver().observe({ type: init.type, buffered: !!init.buffered });
+          const options = { type: init.type, buffered: !!init.buffered };
+          if (init.durationThreshold !== void 0) options.durationThreshold = init.durationThreshold;
+          this.#hostObserver().observe(options);
         }
       }
       #hostObserver() {

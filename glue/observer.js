@@ -22,6 +22,14 @@ function toObserverInit(v, context) {
   const init = {};
   const buffered = src.buffered;
   if (buffered !== undefined) init.buffered = !!buffered;
+  // Event Timing's extension of the dictionary (read in lexicographic order, after buffered):
+  // kept so that observing 'event' through the host honours it.
+  const durationThreshold = src.durationThreshold;
+  if (durationThreshold !== undefined) {
+    const d = Number(durationThreshold);
+    if (!Number.isFinite(d)) throw new TypeError(`${context}: The provided double value for durationThreshold is non-finite.`);
+    init.durationThreshold = d;
+  }
   const entryTypes = src.entryTypes;
   if (entryTypes !== undefined) {
     if (!isObject(entryTypes) || typeof entryTypes[Symbol.iterator] !== 'function') {
@@ -181,7 +189,9 @@ export function createObserverClasses(timeline) {
         }
         this.#hostObserver().observe({ entryTypes: types });
       } else if (hostTypes.has(init.type)) {
-        this.#hostObserver().observe({ type: init.type, buffered: !!init.buffered });
+        const options = { type: init.type, buffered: !!init.buffered };
+        if (init.durationThreshold !== undefined) options.durationThreshold = init.durationThreshold;
+        this.#hostObserver().observe(options);
       }
     }
 

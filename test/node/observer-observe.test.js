@@ -199,6 +199,30 @@ test('buffered: true with type delivers the entries buffered before observe()', 
   r.po.disconnect();
 });
 
+test('buffered: true for two types delivers both in one callback, sorted by startTime', async () => {
+  performance.mark('bm', { startTime: 20 });
+  performance.measure('bs', { start: 10, end: 30 });
+  const r = recorder();
+  r.po.observe({ type: 'mark', buffered: true });
+  r.po.observe({ type: 'measure', buffered: true });
+  await tick();
+  assert.equal(r.calls.length, 1);
+  assert.deepEqual(r.names(), ['measure:bs', 'mark:bm']);
+  r.po.disconnect();
+});
+
+test('several observers with buffered: true each get the buffered entries', async () => {
+  performance.mark('shared-old');
+  const a = recorder();
+  const b = recorder();
+  a.po.observe({ type: 'mark', buffered: true });
+  b.po.observe({ type: 'mark', buffered: true });
+  await tick();
+  assert.deepEqual(a.names(), ['mark:shared-old']);
+  assert.deepEqual(b.names(), ['mark:shared-old']);
+  a.po.disconnect(); b.po.disconnect();
+});
+
 test('buffered entries are the same objects as in the buffer', async () => {
   const m = performance.mark('same');
   const r = recorder();

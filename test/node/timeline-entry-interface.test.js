@@ -188,3 +188,25 @@ test('entry attributes cannot be assigned', () => {
   assert.throws(() => { m.name = 'x'; }, TypeError);
   assert.equal(m.name, 'ro');
 });
+
+test('operations are not constructors and have their names', () => {
+  const proto = Object.getPrototypeOf(performance);
+  for (const name of ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType', 'getEntriesByName']) {
+    assert.equal(proto[name].name, name);
+    throwsType(() => new proto[name]('x'), `new performance.${name}()`);
+  }
+  for (const name of ['observe', 'disconnect', 'takeRecords']) {
+    assert.equal(PerformanceObserver.prototype[name].name, name);
+    throwsType(() => new PerformanceObserver.prototype[name](), `new PerformanceObserver.prototype.${name}()`);
+  }
+  throwsType(() => new PerformanceEntry.prototype.toJSON());
+});
+
+test('interface objects: prototype is non-writable, non-enumerable, non-configurable; constructor links back', () => {
+  for (const C of [PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceObserver, PerformanceObserverEntryList]) {
+    const d = Object.getOwnPropertyDescriptor(C, 'prototype');
+    assert.deepEqual([d.writable, d.enumerable, d.configurable], [false, false, false], C.name);
+    assert.equal(C.prototype.constructor, C);
+    assert.equal(Object.getOwnPropertyDescriptor(C.prototype, 'constructor').enumerable, false);
+  }
+});
