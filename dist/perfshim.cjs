@@ -236,6 +236,8 @@ var isObject = (v) => v !== null && (typeof v === "object" || typeof v === "func
 var OBJECT_PROTO = Object.prototype;
 var ARRAY_PROTO = Array.prototype;
 var hostClone = globalThis.structuredClone;
+var NOT_PLAIN = /* @__PURE__ */ Symbol("not plain");
+var MAX_NODES = 256;
 function hostCopy(v, context) {
   if (typeof hostClone !== "function") {
     throw domException("DataCloneError", `${context}: this runtime has no structuredClone for ${Object.prototype.toString.call(v)}`);
@@ -247,28 +249,25 @@ function hostCopy(v, context) {
     throw e;
   }
 }
-function copy(v, seen, context) {
+function copyPlain(v, seen, budget) {
   if (v === null) return v;
   const t = typeof v;
-  if (t === "function" || t === "symbol") return hostCopy(v, context);
+  if (t === "function" || t === "symbol") throw NOT_PLAIN;
   if (t !== "object") return v;
-  const done = seen.get(v);
-  if (done !== void 0) return done;
+  if (seen.has(v) || --budget.n < 0) throw NOT_PLAIN;
+  seen.add(v);
   const proto2 = Object.getPrototypeOf(v);
-  let out;
   if (proto2 === OBJECT_PROTO) {
-    out = {};
-    seen.set(v, out);
-    for (const k of Object.keys(v)) out[k] = copy(v[k], seen, context);
-  } else if (proto2 === ARRAY_PROTO && Array.isArray(v) && Object.keys(v).length === v.length) {
-    out = new Array(v.length);
-    seen.set(v, out);
-    for (let i = 0; i < v.length; i++) out[i] = copy(v[i], seen, context);
-  } else {
-    out = hostCopy(v, context);
-    seen.set(v, out);
+    const out = {};
+    for (const k of Object.keys(v)) out[k] = copyPlain(v[k], seen, budget);
+    return out;
   }
-  return out;
+  if (proto2 === ARRAY_PROTO && Array.isArray(v) && Object.keys(v).length === v.length) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyPlain(v[i], seen, budget);
+    return out;
+  }
+  throw NOT_PLAIN;
 }
 function cloneDetail(v, context) {
   if (v === void 0 || v === null) return null;
@@ -277,19 +276,22 @@ function cloneDetail(v, context) {
   if (t === "object" && Object.getPrototypeOf(v) === OBJECT_PROTO) {
     const keys = Object.keys(v);
     const out = {};
-    for (let i = 0; i < keys.length; i++) {
+    let i = 0;
+    for (; i < keys.length; i++) {
       const x = v[keys[i]];
-      if (x !== null && (typeof x === "object" || typeof x === "function" || typeof x === "symbol")) {
-        const seen = /* @__PURE__ */ new Map([[v, out]]);
-        out[keys[i]] = copy(x, seen, context);
-        for (let j = i + 1; j < keys.length; j++) out[keys[j]] = copy(v[keys[j]], seen, context);
-        break;
-      }
+      if (x !== null && (typeof x === "object" || typeof x === "function" || typeof x === "symbol")) break;
       out[keys[i]] = x;
     }
-    return out;
+    if (i === keys.length) return out;
   }
-  return copy(v, /* @__PURE__ */ new Map(), context);
+  if (t === "object") {
+    try {
+      return copyPlain(v, /* @__PURE__ */ new Set(), { n: MAX_NODES });
+    } catch (e) {
+      if (e !== NOT_PLAIN) throw e;
+    }
+  }
+  return hostCopy(v, context);
 }
 
 // glue/host.js
@@ -970,6 +972,20 @@ function createRealm(core, { host = true } = {}) {
   const out = () => core.out();
   const { PerformanceObserver: PerformanceObserver2, PerformanceObserverEntryList: PerformanceObserverEntryList2 } = createObserverClasses(timeline);
   const receivers = /* @__PURE__ */ new Set();
+  const hostWatchers = { mark: 0, measure: 0 };
+  function toHost(type, entry) {
+    try {
+      const opts = { startTime: entry.startTime, detail: entry.detail };
+      if (type === MARK) {
+        native.mark.call(nativePerformance, entry.name, opts);
+        native.clearMarks.call(nativePerformance, entry.name);
+      } else {
+        native.measure.call(nativePerformance, entry.name, { start: entry.startTime, duration: entry.duration, detail: entry.detail });
+        native.clearMeasures.call(nativePerformance, entry.name);
+      }
+    } catch {
+    }
+  }
   function check(self, op) {
     if (!receivers.has(self)) throw new TypeError(`${failed(op, "Performance")}: Illegal invocation`);
   }
@@ -1025,6 +1041,7 @@ function createRealm(core, { host = true } = {}) {
       const start = entry.startTime;
       timeline.queue(entry, MARK);
       timeline.store(x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
+      if (hostWatchers.mark) toHost(MARK, entry);
       return entry;
     },
     measure(measureName, startOrMeasureOptions = void 0, endMark = void 0) {
@@ -1033,56 +1050,42 @@ function createRealm(core, { host = true } = {}) {
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(measureName, context);
       let hasOptions = 0, rawDetail;
-      let sKind = ABSENT, sVal = 0, sErr = null, sName = "";
-      let dKind = ABSENT, dVal = 0;
-      let eKind = ABSENT, eVal = 0, eErr = null, eName = "";
+      let start, duration, end;
       const v = startOrMeasureOptions;
       if (v === void 0 || v === null || isObject(v)) {
         if (v !== void 0 && v !== null) {
           rawDetail = v.detail;
-          const duration2 = v.duration;
-          if (duration2 !== void 0) {
-            dKind = TIME;
-            dVal = toDouble(duration2, context, "duration");
-          }
-          const end = v.end;
-          if (end !== void 0) {
-            const e = toStringOrDouble(end, context, "end");
-            timeArg(e, context);
-            eKind = argKind;
-            eVal = argValue;
-            eErr = argError;
-            eName = String(e);
-          }
-          const start2 = v.start;
-          if (start2 !== void 0) {
-            const s = toStringOrDouble(start2, context, "start");
-            timeArg(s, context);
-            sKind = argKind;
-            sVal = argValue;
-            sErr = argError;
-            sName = String(s);
-          }
-          hasOptions = rawDetail !== void 0 || dKind || eKind || sKind ? 1 : 0;
+          const d = v.duration;
+          if (d !== void 0) duration = toDouble(d, context, "duration");
+          const e = v.end;
+          if (e !== void 0) end = toStringOrDouble(e, context, "end");
+          const st2 = v.start;
+          if (st2 !== void 0) start = toStringOrDouble(st2, context, "start");
+          hasOptions = rawDetail !== void 0 || duration !== void 0 || end !== void 0 || start !== void 0 ? 1 : 0;
         }
       } else {
-        sName = toDOMString(v, context);
-        timeArg(sName, context);
-        sKind = argKind;
-        sVal = argValue;
-        sErr = argError;
+        start = toDOMString(v, context);
       }
       let endGiven = 0;
       if (endMark !== void 0) {
         endGiven = 1;
         const e = toDOMString(endMark, context);
-        if (!hasOptions) {
-          eName = e;
-          timeArg(e, context);
-          eKind = argKind;
-          eVal = argValue;
-          eErr = argError;
-        }
+        if (!hasOptions) end = e;
+      }
+      let sKind = ABSENT, sVal = 0, sErr = null;
+      let eKind = ABSENT, eVal = 0, eErr = null;
+      const dKind = duration === void 0 ? ABSENT : TIME, dVal = duration === void 0 ? 0 : duration;
+      if (start !== void 0) {
+        timeArg(start, context);
+        sKind = argKind;
+        sVal = argValue;
+        sErr = argError;
+      }
+      if (end !== void 0) {
+        timeArg(end, context);
+        eKind = argKind;
+        eVal = argValue;
+        eErr = argError;
       }
       const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
       const st = x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
@@ -1091,15 +1094,16 @@ function createRealm(core, { host = true } = {}) {
         const arg = o[2];
         if (st === S.HOST_ARG) throw arg === 0 ? sErr : eErr;
         if (st === S.SYNTAX) {
-          throw statusError(st, context, `The mark '${arg === 0 ? sName : eName}' does not exist.`);
+          throw statusError(st, context, `The mark '${arg === 0 ? start : end}' does not exist.`);
         }
         throw statusError(st, context);
       }
-      const start = o[0], duration = o[1];
+      const startTime = o[0], length = o[1];
       const detail = cloneDetail(rawDetail, context);
-      const entry = makeEntry(PerformanceMeasure, "measure", name, start, duration, detail);
+      const entry = makeEntry(PerformanceMeasure, "measure", name, startTime, length, detail);
       timeline.queue(entry, MEASURE);
-      timeline.store(x.ps_timeline_add(MEASURE, timeline.intern(name), start, duration), entry, context);
+      timeline.store(x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length), entry, context);
+      if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;
     },
     clearMarks(markName = void 0) {
@@ -1172,6 +1176,7 @@ function createRealm(core, { host = true } = {}) {
     timeline,
     methods,
     receivers,
+    hostWatchers,
     performance: performance2,
     Performance,
     PerformanceEntry,
@@ -1247,6 +1252,36 @@ function adoptHostEntries(realm2) {
     if (clear && list.length) clear.call(nativePerformance);
   }
 }
+function watchHostObservers(realm2) {
+  const Native = native.PerformanceObserver;
+  if (!Native || !native.mark || !native.measure) return;
+  const proto2 = Native.prototype;
+  const observe = proto2.observe, disconnect = proto2.disconnect;
+  const watching = /* @__PURE__ */ new Map();
+  const recount = () => {
+    realm2.hostWatchers.mark = 0;
+    realm2.hostWatchers.measure = 0;
+    for (const types of watching.values()) for (const t of types) realm2.hostWatchers[t]++;
+  };
+  defineValue(proto2, "observe", function observe_(options) {
+    const result = observe.apply(this, arguments);
+    let types = watching.get(this);
+    if (options && options.entryTypes) types = /* @__PURE__ */ new Set();
+    else if (!types) types = /* @__PURE__ */ new Set();
+    for (const t of options && (options.entryTypes || [options.type]) || []) {
+      if (t === "mark" || t === "measure") types.add(t);
+    }
+    if (types.size) watching.set(this, types);
+    else watching.delete(this);
+    recount();
+    return result;
+  }, true);
+  defineValue(proto2, "disconnect", function disconnect_() {
+    watching.delete(this);
+    recount();
+    return disconnect.apply(this, arguments);
+  }, true);
+}
 function installTimeline(realm2) {
   const g2 = globalThis;
   if (nativePerformance) {
@@ -1254,6 +1289,7 @@ function installTimeline(realm2) {
     const proto2 = Object.getPrototypeOf(nativePerformance);
     for (const [key, fn] of Object.entries(realm2.methods)) defineValue(proto2, key, fn, true);
     realm2.receivers.add(nativePerformance);
+    watchHostObservers(realm2);
   } else {
     defineValue(g2, "performance", realm2.performance, true);
   }

@@ -1,14 +1,18 @@
 // `detail` values: StructuredSerialize + StructuredDeserialize into this realm, as the User
-// Timing spec says. Plain objects and dense arrays are copied here (fast; the common case for
-// `detail`); every other object goes through the host's structuredClone, and identity (shared
-// references, cycles) is kept through a map of what has been copied.
-// Known edge: a Proxy whose prototype is Object.prototype is copied as a plain object, where
-// the host would throw a DataCloneError.
+// Timing spec says. Trees of plain objects, dense arrays and primitives (the usual `detail`)
+// are copied here, much faster than the host's structuredClone; as soon as anything else turns
+// up, the whole value goes through the host's structuredClone instead, so identity (shared
+// references, cycles) and every other type keep the host's exact semantics.
+// Known edges: getters of plain objects met before that point run twice (read again by the
+// host's clone); a Proxy whose target
+// is a plain object is copied as one (the host would throw a DataCloneError).
 import { domException } from './errors.js';
 
 const OBJECT_PROTO = Object.prototype;
 const ARRAY_PROTO = Array.prototype;
 const hostClone = globalThis.structuredClone;
+const NOT_PLAIN = Symbol('not plain');
+const MAX_NODES = 256;
 
 function hostCopy(v, context) {
   if (typeof hostClone !== 'function') {
@@ -22,28 +26,27 @@ function hostCopy(v, context) {
   }
 }
 
-function copy(v, seen, context) {
+// Copy a tree of plain values, or throw NOT_PLAIN. `seen` guards against cycles and shared
+// references (both left to the host), `budget` against very large values.
+function copyPlain(v, seen, budget) {
   if (v === null) return v;
   const t = typeof v;
-  if (t === 'function' || t === 'symbol') return hostCopy(v, context); // throws DataCloneError
+  if (t === 'function' || t === 'symbol') throw NOT_PLAIN;
   if (t !== 'object') return v;
-  const done = seen.get(v);
-  if (done !== undefined) return done;
+  if (seen.has(v) || --budget.n < 0) throw NOT_PLAIN;
+  seen.add(v);
   const proto = Object.getPrototypeOf(v);
-  let out;
   if (proto === OBJECT_PROTO) {
-    out = {};
-    seen.set(v, out);
-    for (const k of Object.keys(v)) out[k] = copy(v[k], seen, context);
-  } else if (proto === ARRAY_PROTO && Array.isArray(v) && Object.keys(v).length === v.length) {
-    out = new Array(v.length);
-    seen.set(v, out);
-    for (let i = 0; i < v.length; i++) out[i] = copy(v[i], seen, context);
-  } else {
-    out = hostCopy(v, context);
-    seen.set(v, out);
+    const out = {};
+    for (const k of Object.keys(v)) out[k] = copyPlain(v[k], seen, budget);
+    return out;
   }
-  return out;
+  if (proto === ARRAY_PROTO && Array.isArray(v) && Object.keys(v).length === v.length) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyPlain(v[i], seen, budget);
+    return out;
+  }
+  throw NOT_PLAIN;
 }
 
 /** The stored `detail` of a mark or measure: null when absent, else a structured clone. */
@@ -52,20 +55,23 @@ export function cloneDetail(v, context) {
   const t = typeof v;
   if (t !== 'object' && t !== 'function' && t !== 'symbol') return v;
   if (t === 'object' && Object.getPrototypeOf(v) === OBJECT_PROTO) {
-    // Flat plain objects (the usual detail) need no identity map.
+    // A flat object of primitives (the commonest detail) needs no cycle bookkeeping.
     const keys = Object.keys(v);
     const out = {};
-    for (let i = 0; i < keys.length; i++) {
+    let i = 0;
+    for (; i < keys.length; i++) {
       const x = v[keys[i]];
-      if (x !== null && (typeof x === 'object' || typeof x === 'function' || typeof x === 'symbol')) {
-        const seen = new Map([[v, out]]);
-        out[keys[i]] = copy(x, seen, context);
-        for (let j = i + 1; j < keys.length; j++) out[keys[j]] = copy(v[keys[j]], seen, context);
-        break;
-      }
+      if (x !== null && (typeof x === 'object' || typeof x === 'function' || typeof x === 'symbol')) break;
       out[keys[i]] = x;
     }
-    return out;
+    if (i === keys.length) return out;
   }
-  return copy(v, new Map(), context);
+  if (t === 'object') {
+    try {
+      return copyPlain(v, new Set(), { n: MAX_NODES });
+    } catch (e) {
+      if (e !== NOT_PLAIN) throw e;
+    }
+  }
+  return hostCopy(v, context);
 }

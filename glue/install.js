@@ -48,6 +48,39 @@ function adoptHostEntries(realm) {
   }
 }
 
+/** Count the host's own observers of mark/measure from now on (their observe() and
+ *  disconnect() are wrapped), so that our entries reach them too (realm.hostWatchers). An
+ *  observer the host registered before install is not seen: a documented limit. */
+function watchHostObservers(realm) {
+  const Native = native.PerformanceObserver;
+  if (!Native || !native.mark || !native.measure) return;
+  const proto = Native.prototype;
+  const observe = proto.observe, disconnect = proto.disconnect;
+  const watching = new Map(); // host observer -> Set of owned types it observes
+  const recount = () => {
+    realm.hostWatchers.mark = 0;
+    realm.hostWatchers.measure = 0;
+    for (const types of watching.values()) for (const t of types) realm.hostWatchers[t]++;
+  };
+  defineValue(proto, 'observe', function observe_(options) {
+    const result = observe.apply(this, arguments);
+    let types = watching.get(this);
+    if (options && options.entryTypes) types = new Set(); // entryTypes replaces
+    else if (!types) types = new Set();
+    for (const t of (options && (options.entryTypes || [options.type])) || []) {
+      if (t === 'mark' || t === 'measure') types.add(t);
+    }
+    if (types.size) watching.set(this, types); else watching.delete(this);
+    recount();
+    return result;
+  }, true);
+  defineValue(proto, 'disconnect', function disconnect_() {
+    watching.delete(this);
+    recount();
+    return disconnect.apply(this, arguments);
+  }, true);
+}
+
 function installTimeline(realm) {
   const g = globalThis;
   if (nativePerformance) {
@@ -55,6 +88,7 @@ function installTimeline(realm) {
     const proto = Object.getPrototypeOf(nativePerformance);
     for (const [key, fn] of Object.entries(realm.methods)) defineValue(proto, key, fn, true);
     realm.receivers.add(nativePerformance);
+    watchHostObservers(realm);
   } else {
     defineValue(g, 'performance', realm.performance, true);
   }

@@ -9,7 +9,7 @@ import {
 } from './entries.js';
 import { Timeline } from './timeline.js';
 import { createObserverClasses } from './observer.js';
-import { nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
+import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
 
 const MARK = 0, MEASURE = 1;
 const CTX = Object.fromEntries(['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries',
@@ -22,6 +22,26 @@ export function createRealm(core, { host = true } = {}) {
   const out = () => core.out();
   const { PerformanceObserver, PerformanceObserverEntryList } = createObserverClasses(timeline);
   const receivers = new Set();
+  // Host observers (the host's own PerformanceObserver class, held by code that took it before
+  // install, e.g. from 'node:perf_hooks') watching mark/measure: counted by install.js.
+  const hostWatchers = { mark: 0, measure: 0 };
+
+  /** Give an entry to the host's observers: the host makes its own copy and queues it; the
+   *  copy is then cleared from the host's buffer (our timeline is the one that keeps it). */
+  function toHost(type, entry) {
+    try {
+      const opts = { startTime: entry.startTime, detail: entry.detail };
+      if (type === MARK) {
+        native.mark.call(nativePerformance, entry.name, opts);
+        native.clearMarks.call(nativePerformance, entry.name);
+      } else {
+        native.measure.call(nativePerformance, entry.name, { start: entry.startTime, duration: entry.duration, detail: entry.detail });
+        native.clearMeasures.call(nativePerformance, entry.name);
+      }
+    } catch {
+      // A host that cannot represent the entry (e.g. a negative duration) simply misses it.
+    }
+  }
 
   function check(self, op) {
     if (!receivers.has(self)) throw new TypeError(`${failed(op, 'Performance')}: Illegal invocation`);
@@ -66,6 +86,7 @@ export function createRealm(core, { host = true } = {}) {
       const start = entry.startTime;
       timeline.queue(entry, MARK);
       timeline.store(x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
+      if (hostWatchers.mark) toHost(MARK, entry);
       return entry;
     },
 
@@ -75,38 +96,35 @@ export function createRealm(core, { host = true } = {}) {
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(measureName, context);
       let hasOptions = 0, rawDetail;
-      let sKind = ABSENT, sVal = 0, sErr = null, sName = '';
-      let dKind = ABSENT, dVal = 0;
-      let eKind = ABSENT, eVal = 0, eErr = null, eName = '';
+      let start, duration, end; // converted values (string or number), undefined when absent
       const v = startOrMeasureOptions;
       if (v === undefined || v === null || isObject(v)) {
         if (v !== undefined && v !== null) {
           // PerformanceMeasureOptions members in lexicographic order: detail, duration, end, start.
           rawDetail = v.detail;
-          const duration = v.duration;
-          if (duration !== undefined) { dKind = TIME; dVal = toDouble(duration, context, 'duration'); }
-          const end = v.end;
-          if (end !== undefined) {
-            const e = toStringOrDouble(end, context, 'end');
-            timeArg(e, context); eKind = argKind; eVal = argValue; eErr = argError; eName = String(e);
-          }
-          const start = v.start;
-          if (start !== undefined) {
-            const s = toStringOrDouble(start, context, 'start');
-            timeArg(s, context); sKind = argKind; sVal = argValue; sErr = argError; sName = String(s);
-          }
-          hasOptions = rawDetail !== undefined || dKind || eKind || sKind ? 1 : 0;
+          const d = v.duration;
+          if (d !== undefined) duration = toDouble(d, context, 'duration');
+          const e = v.end;
+          if (e !== undefined) end = toStringOrDouble(e, context, 'end');
+          const st = v.start;
+          if (st !== undefined) start = toStringOrDouble(st, context, 'start');
+          hasOptions = rawDetail !== undefined || duration !== undefined || end !== undefined || start !== undefined ? 1 : 0;
         }
       } else {
-        sName = toDOMString(v, context);
-        timeArg(sName, context); sKind = argKind; sVal = argValue; sErr = argError;
+        start = toDOMString(v, context);
       }
       let endGiven = 0;
       if (endMark !== undefined) {
         endGiven = 1;
         const e = toDOMString(endMark, context);
-        if (!hasOptions) { eName = e; timeArg(e, context); eKind = argKind; eVal = argValue; eErr = argError; }
+        if (!hasOptions) end = e;
       }
+      // Only now, with every argument converted, are mark names looked up.
+      let sKind = ABSENT, sVal = 0, sErr = null;
+      let eKind = ABSENT, eVal = 0, eErr = null;
+      const dKind = duration === undefined ? ABSENT : TIME, dVal = duration === undefined ? 0 : duration;
+      if (start !== undefined) { timeArg(start, context); sKind = argKind; sVal = argValue; sErr = argError; }
+      if (end !== undefined) { timeArg(end, context); eKind = argKind; eVal = argValue; eErr = argError; }
       // now() is read only when the algorithm takes the end time from it.
       const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
       const st = x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
@@ -115,15 +133,16 @@ export function createRealm(core, { host = true } = {}) {
         const arg = o[2];
         if (st === S.HOST_ARG) throw arg === 0 ? sErr : eErr;
         if (st === S.SYNTAX) {
-          throw statusError(st, context, `The mark '${arg === 0 ? sName : eName}' does not exist.`);
+          throw statusError(st, context, `The mark '${arg === 0 ? start : end}' does not exist.`);
         }
         throw statusError(st, context);
       }
-      const start = o[0], duration = o[1];
+      const startTime = o[0], length = o[1];
       const detail = cloneDetail(rawDetail, context);
-      const entry = makeEntry(PerformanceMeasure, 'measure', name, start, duration, detail);
+      const entry = makeEntry(PerformanceMeasure, 'measure', name, startTime, length, detail);
       timeline.queue(entry, MEASURE);
-      timeline.store(x.ps_timeline_add(MEASURE, timeline.intern(name), start, duration), entry, context);
+      timeline.store(x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length), entry, context);
+      if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;
     },
 
@@ -194,7 +213,7 @@ export function createRealm(core, { host = true } = {}) {
   receivers.add(performance);
 
   return {
-    core, timeline, methods, receivers, performance, Performance,
+    core, timeline, methods, receivers, hostWatchers, performance, Performance,
     PerformanceEntry, PerformanceMark, PerformanceMeasure,
     PerformanceObserver, PerformanceObserverEntryList,
     /** Cap the buffer of 'mark' or 'measure' (0 = unbounded, the default). */

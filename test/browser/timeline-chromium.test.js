@@ -22,6 +22,105 @@ const PAGE = `<!doctype html>
     PerformanceObserver,
     supportedEntryTypes: PerformanceObserver.supportedEntryTypes.slice(),
   };
+
+  // The same calls, run on Chromium's native User Timing (before install) and on perfshim's
+  // (after install): results must agree. Each case starts from marks a@10, b@20, 'true'@15.
+  window.CASES = {
+    'measure(m)': () => { const m = performance.measure('m'); return [m.startTime, m.duration > 0, m.detail]; },
+    'measure(m, a)': () => { const m = performance.measure('m', 'a'); return [m.startTime, m.duration > 0]; },
+    'measure(m, a, b)': () => { const m = performance.measure('m', 'a', 'b'); return [m.startTime, m.duration]; },
+    'measure(m, b, a)': () => { const m = performance.measure('m', 'b', 'a'); return [m.startTime, m.duration]; },
+    'measure(m, undefined, b)': () => { const m = performance.measure('m', undefined, 'b'); return [m.startTime, m.duration]; },
+    'measure(m, {}, b)': () => { const m = performance.measure('m', {}, 'b'); return [m.startTime, m.duration]; },
+    'measure(m, null, b)': () => { const m = performance.measure('m', null, 'b'); return [m.startTime, m.duration]; },
+    'measure(m, a, undefined)': () => { const m = performance.measure('m', 'a', undefined); return [m.startTime, m.duration > 0]; },
+    'measure(m, {start: a})': () => { const m = performance.measure('m', { start: 'a' }); return [m.startTime, m.duration > 0]; },
+    'measure(m, {end: b})': () => { const m = performance.measure('m', { end: 'b' }); return [m.startTime, m.duration]; },
+    'measure(m, {start: a, end: b})': () => { const m = performance.measure('m', { start: 'a', end: 'b' }); return [m.startTime, m.duration]; },
+    'measure(m, {start: 5, end: b})': () => { const m = performance.measure('m', { start: 5, end: 'b' }); return [m.startTime, m.duration]; },
+    'measure(m, {start: a, duration: 3})': () => { const m = performance.measure('m', { start: 'a', duration: 3 }); return [m.startTime, m.duration]; },
+    'measure(m, {duration: 3, end: b})': () => { const m = performance.measure('m', { duration: 3, end: 'b' }); return [m.startTime, m.duration]; },
+    'measure(m, {duration: 30, end: b})': () => { const m = performance.measure('m', { duration: 30, end: 'b' }); return [m.startTime, m.duration]; },
+    'measure(m, {start: 0, end: 0})': () => { const m = performance.measure('m', { start: 0, end: 0 }); return [m.startTime, m.duration]; },
+    'measure(m, {start: b, end: a})': () => { const m = performance.measure('m', { start: 'b', end: 'a' }); return [m.startTime, m.duration]; },
+    'measure(m, {start: true, end: 30})': () => { const m = performance.measure('m', { start: true, end: 30 }); return [m.startTime, m.duration]; },
+    'measure(m, {start: 1, end: 2, detail: {x: [1]}})': () => { const m = performance.measure('m', { start: 1, end: 2, detail: { x: [1] } }); return [m.startTime, m.duration, m.detail]; },
+    'measure(m, {start: 1, detail: null})': () => { const m = performance.measure('m', { start: 1, detail: null }); return [m.startTime, m.detail]; },
+    'measure(m, {detail: undefined}, b)': () => { const m = performance.measure('m', { detail: undefined }, 'b'); return [m.startTime, m.duration]; },
+    'measure(m, {detail: null}, b)': () => performance.measure('m', { detail: null }, 'b').startTime,
+    'measure(m, {detail: null})': () => performance.measure('m', { detail: null }).startTime,
+    'measure(m, {detail: 1})': () => performance.measure('m', { detail: 1 }).startTime,
+    'measure(m, {duration: 1})': () => performance.measure('m', { duration: 1 }).startTime,
+    'measure(m, {start: 1, duration: 1, end: 2})': () => performance.measure('m', { start: 1, duration: 1, end: 2 }).startTime,
+    'measure(m, {start: a}, b)': () => performance.measure('m', { start: 'a' }, 'b').startTime,
+    'measure(m, {start: -1})': () => performance.measure('m', { start: -1 }).startTime,
+    'measure(m, {end: -1})': () => performance.measure('m', { end: -1 }).startTime,
+    'measure(m, {start: 1, duration: -1})': () => performance.measure('m', { start: 1, duration: -1 }).startTime,
+    'measure(m, {duration: -1, end: 5})': () => performance.measure('m', { duration: -1, end: 5 }).startTime,
+    'measure(m, {start: nope})': () => performance.measure('m', { start: 'nope' }).startTime,
+    'measure(m, nope)': () => performance.measure('m', 'nope').startTime,
+    'measure(m, a, nope)': () => performance.measure('m', 'a', 'nope').startTime,
+    'measure(m, 5)': () => performance.measure('m', 5).startTime,
+    'measure(m, {start: nope, end: -1})': () => performance.measure('m', { start: 'nope', end: -1 }).startTime,
+    'measure(m, {start: -1, end: nope})': () => performance.measure('m', { start: -1, end: 'nope' }).startTime,
+    'measure(m, {start: nope, duration: -1})': () => performance.measure('m', { start: 'nope', duration: -1 }).startTime,
+    'measure(m, {duration: -1, end: nope})': () => performance.measure('m', { duration: -1, end: 'nope' }).startTime,
+    'measure(m, {start: nope, duration: NaN})': () => performance.measure('m', { start: 'nope', duration: NaN }).startTime,
+    'measure(m, {start: 0, detail: fn})': () => performance.measure('m', { start: 0, detail: () => {} }).startTime,
+    'measure(m, {start: nope, detail: fn})': () => performance.measure('m', { start: 'nope', detail: () => {} }).startTime,
+    'measure(m, {detail: fn})': () => performance.measure('m', { detail: () => {} }).startTime,
+    'measure()': () => performance.measure().startTime,
+    'measure(Symbol)': () => performance.measure(Symbol('s')).startTime,
+    'measure(m, {start: navigationStart, end: a})': () => { const m = performance.measure('m', { start: 'navigationStart', end: 'a' }); return [m.startTime, m.duration]; },
+    'measure(m, navigationStart, a)': () => { const m = performance.measure('m', 'navigationStart', 'a'); return [m.startTime, m.duration]; },
+    'measure(m, nope, navigationStart)': () => performance.measure('m', 'nope', 'navigationStart').startTime,
+    'mark(x, {startTime: -1})': () => performance.mark('x', { startTime: -1 }).startTime,
+    'mark(x, {startTime: NaN})': () => performance.mark('x', { startTime: NaN }).startTime,
+    'mark(x, {startTime: 0})': () => { const m = performance.mark('x', { startTime: 0 }); return [m.startTime, m.detail]; },
+    'mark(x, {startTime: "7"})': () => performance.mark('x', { startTime: '7' }).startTime,
+    'mark(x, 5)': () => performance.mark('x', 5).startTime,
+    'mark(x, {detail: undefined})': () => performance.mark('x', { detail: undefined }).detail,
+    'mark(x, {detail: null})': () => performance.mark('x', { detail: null }).detail,
+    'mark(x, {detail: Symbol})': () => performance.mark('x', { detail: Symbol('s') }).detail,
+    'mark(x, {detail: new Map})': () => { const d = performance.mark('x', { detail: new Map([[1, 2]]) }).detail; return [d instanceof Map, d.get(1)]; },
+    'mark(navigationStart)': () => performance.mark('navigationStart').startTime,
+    'mark(navigationStart, {startTime: -1})': () => performance.mark('navigationStart', { startTime: -1 }).startTime,
+    'mark(Symbol)': () => performance.mark(Symbol('s')).startTime,
+    'mark({toString})': () => performance.mark({ toString() { return 'obj'; } }).name,
+    'new PerformanceMark(x, {startTime: -1})': () => new PerformanceMark('x', { startTime: -1 }).startTime,
+    'new PerformanceMark(x) buffered?': () => { new PerformanceMark('ctor-only'); return performance.getEntriesByName('ctor-only').length; },
+    'getEntriesByName(a, mark) after two marks': () => { performance.mark('a', { startTime: 12 }); return performance.getEntriesByName('a', 'mark').map((e) => e.startTime); },
+    'getEntriesByType(Mark)': () => performance.getEntriesByType('Mark').length,
+    'measure uses the last mark named a': () => { performance.mark('a', { startTime: 5 }); return performance.measure('m', 'a', 'b').startTime; },
+    'clearMarks(a) then measure(m, a)': () => { performance.clearMarks('a'); return performance.measure('m', 'a').startTime; },
+    'observe({})': () => new PerformanceObserver(() => {}).observe({}),
+    'observe({type, entryTypes})': () => new PerformanceObserver(() => {}).observe({ type: 'mark', entryTypes: ['mark'] }),
+    'observe({entryTypes: "mark"})': () => new PerformanceObserver(() => {}).observe({ entryTypes: 'mark' }),
+    'observe({entryTypes: [], buffered})': () => new PerformanceObserver(() => {}).observe({ entryTypes: ['mark'], buffered: true }),
+    'observe({type: nope})': () => new PerformanceObserver(() => {}).observe({ type: 'nope' }),
+    'observe type then entryTypes': () => { const po = new PerformanceObserver(() => {}); po.observe({ type: 'mark' }); try { po.observe({ entryTypes: ['mark'] }); } finally { po.disconnect(); } },
+    'observe unknown type then entryTypes': () => { const po = new PerformanceObserver(() => {}); po.observe({ type: 'nope' }); po.observe({ entryTypes: ['mark'] }); po.disconnect(); },
+    'new PerformanceObserver({})': () => new PerformanceObserver({}),
+    'new PerformanceEntry()': () => new PerformanceEntry(),
+    'new PerformanceMeasure()': () => new PerformanceMeasure(),
+  };
+  window.runCases = () => {
+    const out = {};
+    for (const [name, fn] of Object.entries(window.CASES)) {
+      performance.clearMarks(); performance.clearMeasures();
+      performance.mark('a', { startTime: 10 });
+      performance.mark('b', { startTime: 20 });
+      performance.mark('true', { startTime: 15 });
+      try {
+        out[name] = { ok: JSON.parse(JSON.stringify(fn() ?? null)) };
+      } catch (e) {
+        out[name] = { threw: e && e.name, dom: e instanceof DOMException };
+      }
+    }
+    performance.clearMarks(); performance.clearMeasures();
+    return out;
+  };
+  window.nativeResults = runCases();
   performance.mark('native-pre-install', { startTime: 1, detail: { pre: true } });
   window.err = (f) => {
     try { f(); return 'no exception'; } catch (e) {
@@ -144,6 +243,37 @@ test('mark and measure: values, detail cloned, buffering, most recent mark wins'
   assert.equal(r.json.duration, 0);
   assert.deepEqual(r.json.detail, { a: [1, { b: 2 }] });
   assert.equal(r.ctorBuffered, 0);
+});
+
+// Where Chromium 156 deviates from the current User Timing draft, perfshim follows the draft.
+const TYPE_ERROR = { threw: 'TypeError', dom: false };
+const SYNTAX_ERROR = { threw: 'SyntaxError', dom: true };
+const SPEC_OVER_CHROMIUM = {
+  'measure(m, {start: 1, duration: -1})': [TYPE_ERROR, 'duration goes through "convert a mark to a timestamp", which throws for a negative value; Chromium accepts it'],
+  'measure(m, {duration: -1, end: 5})': [TYPE_ERROR, 'same: a negative duration is a TypeError'],
+  'measure(m, {start: nope, end: -1})': [TYPE_ERROR, 'measure() computes the end time (step 2) before the start time (step 3); Chromium converts start first'],
+  'measure(m, {start: -1, end: nope})': [SYNTAX_ERROR, 'same: end (unknown mark, SyntaxError) is converted before start'],
+  'mark(navigationStart, {startTime: -1})': [SYNTAX_ERROR, 'PerformanceMark constructor step 1 (PerformanceTiming name) precedes the negative startTime check; Chromium checks startTime first'],
+  'measure uses the last mark named a': [{ ok: 5 }, '"the most recent occurrence of a PerformanceMark in the performance entry buffer" is the last one queued (a@5); Chromium picks the one with the latest startTime (a@10)'],
+};
+
+test('differential: perfshim agrees with Chromium\'s native User Timing, except where Chromium deviates from the draft', async () => {
+  const r = await run(() => ({ native: window.nativeResults, ours: window.runCases() }));
+  const differ = [];
+  const chromiumStillDeviates = [];
+  for (const name of Object.keys(r.native)) {
+    let expected = r.native[name];
+    if (SPEC_OVER_CHROMIUM[name]) {
+      expected = SPEC_OVER_CHROMIUM[name][0];
+      if (JSON.stringify(r.native[name]) === JSON.stringify(expected)) chromiumStillDeviates.push(name);
+    }
+    if (JSON.stringify(expected) !== JSON.stringify(r.ours[name])) {
+      differ.push(`${name}: expected ${JSON.stringify(expected)}${SPEC_OVER_CHROMIUM[name] ? ' (draft; Chromium ' + JSON.stringify(r.native[name]) + ')' : ' (as Chromium)'}, perfshim ${JSON.stringify(r.ours[name])}`);
+    }
+  }
+  assert.ok(Object.keys(r.native).length > 70);
+  assert.deepEqual(differ, []);
+  assert.deepEqual(chromiumStillDeviates, [], 'the listed Chromium deviations are real (else drop them from the list)');
 });
 
 test('toJSON has the PerformanceEntry attributes and navigationId, like a native PerformanceMark', async () => {
