@@ -14,7 +14,8 @@ EXPORTS = $(shell bash tools/exports.sh $(HDR))
 WASM_FLAGS := -O2 -std=c11 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson \
   --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
   -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1
-NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson \
+DEBUG_FLAGS := $(filter-out -O2,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
+NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson -DPS_DEBUG \
   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 GLUE := $(sort $(wildcard glue/*.js))
@@ -34,6 +35,11 @@ wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js
 wasm/perfshim.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
 	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
 	@sha256sum $@ | tee wasm/SHA256SUMS
+
+# The debug build (not committed): -O0, names, invariant traps. The Node suites run on it too.
+build/perfshim.debug.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
+	@mkdir -p build
+	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
 
 wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs
 	$(NODE) tools/embed-wasm.mjs $< $@
@@ -56,11 +62,13 @@ build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
 test-c: deps $(C_TESTS)
 	@for t in $(C_TESTS); do echo "== $$t"; ./$$t || exit 1; done
 
-test-node: deps wasm
-	$(NODE) --test --test-reporter=spec test/node/
+test-node: deps wasm build/perfshim.debug.wasm
+	$(NODE) --test test/node/
+	@echo "== the Node suites again, on the debug build"
+	PERFSHIM_WASM=build/perfshim.debug.wasm $(NODE) --test test/node/
 
 test-browser: deps wasm dist
-	$(NODE) --test --test-reporter=spec test/browser/
+	$(NODE) --test test/browser/
 
 # Every test: native C under sanitizers, Node suites, Chromium suites.
 test: test-c test-node test-browser

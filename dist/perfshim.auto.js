@@ -62,6 +62,7 @@
     if (typeof x._initialize === "function") x._initialize();
     let outView = new Float64Array(0);
     const core = {
+      module,
       x,
       grown: 0,
       memory: x.memory,
@@ -120,7 +121,12 @@
   }
   var cached;
   function loadCore() {
-    if (!cached) cached = createCore();
+    if (!cached) {
+      const proc = globalThis.process;
+      const path = proc && proc.env && proc.env.PERFSHIM_WASM;
+      const fs = path && typeof proc.getBuiltinModule === "function" ? proc.getBuiltinModule("fs") : null;
+      cached = fs ? createCore(new Uint8Array(fs.readFileSync(path))) : createCore();
+    }
     return cached;
   }
 
@@ -961,17 +967,31 @@
     const { PerformanceObserver: PerformanceObserver2, PerformanceObserverEntryList: PerformanceObserverEntryList2 } = createObserverClasses(timeline);
     const receivers = /* @__PURE__ */ new Set();
     const hostWatchers = { mark: 0, measure: 0 };
-    function toHost(type, entry) {
+    function hostCopy2(type, entry) {
       try {
-        const opts = { startTime: entry.startTime, detail: entry.detail };
-        if (type === MARK) {
-          native.mark.call(nativePerformance, entry.name, opts);
-          native.clearMarks.call(nativePerformance, entry.name);
-        } else {
-          native.measure.call(nativePerformance, entry.name, { start: entry.startTime, duration: entry.duration, detail: entry.detail });
-          native.clearMeasures.call(nativePerformance, entry.name);
-        }
+        if (type === MARK) native.mark.call(nativePerformance, entry.name, { startTime: entry.startTime, detail: entry.detail });
+        else native.measure.call(nativePerformance, entry.name, { start: entry.startTime, duration: entry.duration, detail: entry.detail });
       } catch {
+      }
+    }
+    function toHost(type, entry) {
+      hostCopy2(type, entry);
+      try {
+        if (type === MARK) native.clearMarks.call(nativePerformance, entry.name);
+        else native.clearMeasures.call(nativePerformance, entry.name);
+      } catch {
+      }
+    }
+    function withHostCopies(type, fn) {
+      const t = type === "mark" ? MARK : MEASURE;
+      for (const e of timeline.owned(t, null)) hostCopy2(t, e);
+      try {
+        return fn();
+      } finally {
+        try {
+          (t === MARK ? native.clearMarks : native.clearMeasures).call(nativePerformance);
+        } catch {
+        }
       }
     }
     function check(self, op) {
@@ -1165,6 +1185,7 @@
       methods,
       receivers,
       hostWatchers,
+      withHostCopies,
       performance: performance2,
       Performance,
       PerformanceEntry,
@@ -1252,7 +1273,10 @@
       for (const types of watching.values()) for (const t of types) realm2.hostWatchers[t]++;
     };
     defineValue(proto2, "observe", function observe_(options) {
-      const result = observe.apply(this, arguments);
+      const type = options && !options.entryTypes ? options.type : void 0;
+      const mine = watching.get(this);
+      const others = type === "mark" || type === "measure" ? realm2.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0) : -1;
+      const result = options && options.buffered && others === 0 ? realm2.withHostCopies(type, () => observe.apply(this, arguments)) : observe.apply(this, arguments);
       let types = watching.get(this);
       if (options && options.entryTypes) types = /* @__PURE__ */ new Set();
       else if (!types) types = /* @__PURE__ */ new Set();

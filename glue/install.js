@@ -49,8 +49,10 @@ function adoptHostEntries(realm) {
 }
 
 /** Count the host's own observers of mark/measure from now on (their observe() and
- *  disconnect() are wrapped), so that our entries reach them too (realm.hostWatchers). An
- *  observer the host registered before install is not seen: a documented limit. */
+ *  disconnect() are wrapped), so that our entries reach them too (realm.hostWatchers), and
+ *  observe({type, buffered: true}) sees our buffered entries. Limits (documented): an observer
+ *  the host registered before install is not seen; buffered entries are not lent while another
+ *  host observer of the same type is registered (it would receive them twice). */
 function watchHostObservers(realm) {
   const Native = native.PerformanceObserver;
   if (!Native || !native.mark || !native.measure) return;
@@ -63,7 +65,15 @@ function watchHostObservers(realm) {
     for (const types of watching.values()) for (const t of types) realm.hostWatchers[t]++;
   };
   defineValue(proto, 'observe', function observe_(options) {
-    const result = observe.apply(this, arguments);
+    const type = options && !options.entryTypes ? options.type : undefined;
+    const mine = watching.get(this);
+    const others = (type === 'mark' || type === 'measure')
+      ? realm.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0) : -1;
+    // buffered: true must see our buffered entries; lend the host copies for this call, unless
+    // other host observers of the type would receive those copies too.
+    const result = options && options.buffered && others === 0
+      ? realm.withHostCopies(type, () => observe.apply(this, arguments))
+      : observe.apply(this, arguments);
     let types = watching.get(this);
     if (options && options.entryTypes) types = new Set(); // entryTypes replaces
     else if (!types) types = new Set();

@@ -33,6 +33,7 @@ export function createCore(bytes = decodeBase64(wasmBase64)) {
   if (typeof x._initialize === 'function') x._initialize();
   let outView = new Float64Array(0);
   const core = {
+    module,
     x,
     grown: 0,
     memory: x.memory,
@@ -78,8 +79,14 @@ export function createCore(bytes = decodeBase64(wasmBase64)) {
 }
 
 let cached;
-/** The shared core of this realm. */
+/** The shared core of this realm. In Node, PERFSHIM_WASM=path selects another build of the core
+ *  (the test suites run on the debug build this way). */
 export function loadCore() {
-  if (!cached) cached = createCore();
+  if (!cached) {
+    const proc = globalThis.process;
+    const path = proc && proc.env && proc.env.PERFSHIM_WASM;
+    const fs = path && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule('fs') : null;
+    cached = fs ? createCore(new Uint8Array(fs.readFileSync(path))) : createCore();
+  }
   return cached;
 }

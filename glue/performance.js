@@ -26,20 +26,37 @@ export function createRealm(core, { host = true } = {}) {
   // install, e.g. from 'node:perf_hooks') watching mark/measure: counted by install.js.
   const hostWatchers = { mark: 0, measure: 0 };
 
-  /** Give an entry to the host's observers: the host makes its own copy and queues it; the
-   *  copy is then cleared from the host's buffer (our timeline is the one that keeps it). */
-  function toHost(type, entry) {
+  /** Make the host create (and queue) its own copy of an entry. */
+  function hostCopy(type, entry) {
     try {
-      const opts = { startTime: entry.startTime, detail: entry.detail };
-      if (type === MARK) {
-        native.mark.call(nativePerformance, entry.name, opts);
-        native.clearMarks.call(nativePerformance, entry.name);
-      } else {
-        native.measure.call(nativePerformance, entry.name, { start: entry.startTime, duration: entry.duration, detail: entry.detail });
-        native.clearMeasures.call(nativePerformance, entry.name);
-      }
+      if (type === MARK) native.mark.call(nativePerformance, entry.name, { startTime: entry.startTime, detail: entry.detail });
+      else native.measure.call(nativePerformance, entry.name, { start: entry.startTime, duration: entry.duration, detail: entry.detail });
     } catch {
       // A host that cannot represent the entry (e.g. a negative duration) simply misses it.
+    }
+  }
+
+  /** Give an entry to the host's observers; the host's copy is then cleared from its buffer
+   *  (our timeline is the one that keeps entries). */
+  function toHost(type, entry) {
+    hostCopy(type, entry);
+    try {
+      if (type === MARK) native.clearMarks.call(nativePerformance, entry.name);
+      else native.clearMeasures.call(nativePerformance, entry.name);
+    } catch { /* nothing to clear */ }
+  }
+
+  /** Run `fn` while the host's buffer holds copies of our entries of `type` ('mark' or
+   *  'measure'): a host observer's observe({type, buffered: true}) then sees them. */
+  function withHostCopies(type, fn) {
+    const t = type === 'mark' ? MARK : MEASURE;
+    for (const e of timeline.owned(t, null)) hostCopy(t, e);
+    try {
+      return fn();
+    } finally {
+      try {
+        (t === MARK ? native.clearMarks : native.clearMeasures).call(nativePerformance);
+      } catch { /* nothing to clear */ }
     }
   }
 
@@ -213,7 +230,7 @@ export function createRealm(core, { host = true } = {}) {
   receivers.add(performance);
 
   return {
-    core, timeline, methods, receivers, hostWatchers, performance, Performance,
+    core, timeline, methods, receivers, hostWatchers, withHostCopies, performance, Performance,
     PerformanceEntry, PerformanceMark, PerformanceMeasure,
     PerformanceObserver, PerformanceObserverEntryList,
     /** Cap the buffer of 'mark' or 'measure' (0 = unbounded, the default). */

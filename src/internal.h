@@ -6,6 +6,14 @@
 
 #include "perfshim.h"
 
+/* Invariant checks: compiled in for the debug build (-DPS_DEBUG) and the native tests, where a
+ * broken invariant traps (a RuntimeError in JS, an abort natively); free in release builds. */
+#if defined(PS_DEBUG)
+#define PS_ASSERT(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+#else
+#define PS_ASSERT(cond) ((void)0)
+#endif
+
 /* The bytes last written into the exchange buffer (valid until the next reserve). */
 const uint8_t *ps__exchange_bytes(void);
 /* Room for `count` u32 results in the result buffer (0 on allocation failure). */

@@ -140,6 +140,8 @@ static int insert_sorted(ps_vec *v, uint32_t slot)
     }
     v->v[pos] = slot;
     v->len++;
+    PS_ASSERT(pos == 0 || !before(slot, v->v[pos - 1]));
+    PS_ASSERT(pos + 1 == v->len || before(slot, v->v[pos + 1]));
     return PS_OK;
 }
 
@@ -155,6 +157,7 @@ static void compact(type_buf *t)
     }
     t->list.len = w;
     t->dead = 0;
+    for (uint32_t i = 1; i < w; i++) PS_ASSERT(before(t->list.v[i - 1], t->list.v[i]));
 }
 
 PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, double duration)
@@ -172,6 +175,7 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
     int64_t got = slot_alloc();
     if (got < 0) return (int32_t)got;
     uint32_t slot = (uint32_t)got;
+    PS_ASSERT(slot >= high_water - 1 || AT(slot)->type[IX(slot)] == TYPE_FREE);
     chunk *c = AT(slot);
     c->start[IX(slot)] = start;
     c->dur[IX(slot)] = duration;

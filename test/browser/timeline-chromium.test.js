@@ -103,6 +103,15 @@ const PAGE = `<!doctype html>
     'new PerformanceObserver({})': () => new PerformanceObserver({}),
     'new PerformanceEntry()': () => new PerformanceEntry(),
     'new PerformanceMeasure()': () => new PerformanceMeasure(),
+    'measure(navigationStart, a)': () => { const m = performance.measure('navigationStart', 'a'); return [m.name, m.startTime]; },
+    'clearMarks(navigationStart)': () => performance.clearMarks('navigationStart'),
+    'mark(x, {detail: document.documentElement})': () => performance.mark('x', { detail: document.documentElement }).detail,
+    'mark(x, {detail: Error})': () => { const d = performance.mark('x', { detail: new RangeError('r') }).detail; return [d instanceof RangeError, d.message]; },
+    'mark(x, {detail: Blob})': () => performance.mark('x', { detail: { b: new Blob(['ab']) } }).detail.b.size,
+    'mark(x, {detail: ArrayBuffer})': () => performance.mark('x', { detail: new ArrayBuffer(3) }).detail.byteLength,
+    'mark(x, {detail: class instance})': () => { const d = performance.mark('x', { detail: new (class K { constructor() { this.v = 1; } })() }).detail; return [Object.getPrototypeOf(d) === Object.prototype, d.v]; },
+    'mark(x, {detail: BigInt})': () => String(performance.mark('x', { detail: 10n }).detail),
+    'mark(x, {detail: {f: fn} in Map})': () => performance.mark('x', { detail: new Map([[1, () => {}]]) }).detail,
   };
   window.runCases = () => {
     const out = {};
@@ -565,6 +574,21 @@ test('classic build with data-force: installed synchronously, usable on the next
       await classic.close();
     }
   });
+
+test('the native PerformanceObserver class (held from before install) still receives marks and measures', async () => {
+  const r = await run(async () => {
+    const seen = [];
+    const po = new window.native.PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => [e.entryType, e.name, e.startTime])));
+    po.observe({ entryTypes: ['mark', 'measure'] });
+    performance.mark('to-native', { startTime: 3 });
+    performance.measure('to-native-measure', { start: 4, end: 6 });
+    await new Promise((res) => setTimeout(res, 50));
+    po.disconnect();
+    return { seen, once: performance.getEntriesByName('to-native').length };
+  });
+  assert.deepEqual(r.seen, [['mark', 'to-native', 3], ['measure', 'to-native-measure', 4]]);
+  assert.equal(r.once, 1, 'no duplicate in the timeline');
+});
 
 test('no page errors', () => {
   assert.deepEqual(pageErrors, []);

@@ -26,3 +26,39 @@ test('after that, perfshim\'s timeline holds each entry once (no duplicate from 
   assert.equal(nodePerformance.getEntriesByName('ph-mark').length, 1);
   assert.equal(performance.getEntriesByName('ph-measure').length, 1);
 });
+
+test('entries reaching perf_hooks\' observer keep name, startTime, duration and detail', async () => {
+  const seen = [];
+  const po = new NodeObserver((list) => seen.push(...list.getEntries()));
+  po.observe({ type: 'mark' });
+  po.observe({ type: 'measure' });
+  nodePerformance.mark('valued', { startTime: 12.5, detail: { k: 'v' } });
+  nodePerformance.measure('valued-measure', { start: 2, end: 9, detail: [1] });
+  await tick();
+  po.disconnect();
+  const byName = Object.fromEntries(seen.map((e) => [e.name, e]));
+  assert.deepEqual([byName.valued.entryType, byName.valued.startTime, byName.valued.duration], ['mark', 12.5, 0]);
+  assert.deepEqual(byName.valued.detail, { k: 'v' });
+  assert.deepEqual([byName['valued-measure'].entryType, byName['valued-measure'].startTime, byName['valued-measure'].duration], ['measure', 2, 7]);
+  assert.deepEqual(byName['valued-measure'].detail, [1]);
+});
+
+test('after disconnect(), perf_hooks\' observer receives nothing more', async () => {
+  const seen = [];
+  const po = new NodeObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));
+  po.observe({ type: 'mark' });
+  po.disconnect();
+  nodePerformance.mark('after-disconnect');
+  await tick();
+  assert.deepEqual(seen, []);
+});
+
+test('perf_hooks\' observer with buffered: true gets the marks already in the (perfshim) timeline', async () => {
+  nodePerformance.mark('buffered-before-observe');
+  const seen = [];
+  const po = new NodeObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));
+  po.observe({ type: 'mark', buffered: true });
+  await tick();
+  po.disconnect();
+  assert.ok(seen.includes('buffered-before-observe'), JSON.stringify(seen));
+});
