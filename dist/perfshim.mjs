@@ -1251,27 +1251,32 @@ function watchHostObservers(realm2) {
     realm2.hostWatchers.measure = 0;
     for (const types of watching.values()) for (const t of types) realm2.hostWatchers[t]++;
   };
-  defineValue(proto2, "observe", function observe_(options) {
-    const type = options && !options.entryTypes ? options.type : void 0;
-    const mine = watching.get(this);
-    const others = type === "mark" || type === "measure" ? realm2.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0) : -1;
-    const result = options && options.buffered && others === 0 ? realm2.withHostCopies(type, () => observe.apply(this, arguments)) : observe.apply(this, arguments);
-    let types = watching.get(this);
-    if (options && options.entryTypes) types = /* @__PURE__ */ new Set();
-    else if (!types) types = /* @__PURE__ */ new Set();
-    for (const t of options && (options.entryTypes || [options.type]) || []) {
-      if (t === "mark" || t === "measure") types.add(t);
+  const wrapped = {
+    observe() {
+      const options = arguments[0];
+      const type = options && !options.entryTypes ? options.type : void 0;
+      const mine = watching.get(this);
+      const others = type === "mark" || type === "measure" ? realm2.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0) : -1;
+      const result = options && options.buffered && others === 0 ? realm2.withHostCopies(type, () => observe.apply(this, arguments)) : observe.apply(this, arguments);
+      let types = watching.get(this);
+      if (options && options.entryTypes) types = /* @__PURE__ */ new Set();
+      else if (!types) types = /* @__PURE__ */ new Set();
+      for (const t of options && (options.entryTypes || [options.type]) || []) {
+        if (t === "mark" || t === "measure") types.add(t);
+      }
+      if (types.size) watching.set(this, types);
+      else watching.delete(this);
+      recount();
+      return result;
+    },
+    disconnect() {
+      watching.delete(this);
+      recount();
+      return disconnect.apply(this, arguments);
     }
-    if (types.size) watching.set(this, types);
-    else watching.delete(this);
-    recount();
-    return result;
-  }, true);
-  defineValue(proto2, "disconnect", function disconnect_() {
-    watching.delete(this);
-    recount();
-    return disconnect.apply(this, arguments);
-  }, true);
+  };
+  defineValue(proto2, "observe", wrapped.observe, true);
+  defineValue(proto2, "disconnect", wrapped.disconnect, true);
 }
 function installTimeline(realm2) {
   const g2 = globalThis;

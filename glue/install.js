@@ -64,8 +64,11 @@ function watchHostObservers(realm) {
     realm.hostWatchers.measure = 0;
     for (const types of watching.values()) for (const t of types) realm.hostWatchers[t]++;
   };
-  defineValue(proto, 'observe', function observe_(options) {
-    const type = options && !options.entryTypes ? options.type : undefined;
+  // Method shorthand keeps the host's name and length (observe: 0, disconnect: 0).
+  const wrapped = {
+    observe() {
+      const options = arguments[0];
+      const type = options && !options.entryTypes ? options.type : undefined;
     const mine = watching.get(this);
     const others = (type === 'mark' || type === 'measure')
       ? realm.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0) : -1;
@@ -83,12 +86,15 @@ function watchHostObservers(realm) {
     if (types.size) watching.set(this, types); else watching.delete(this);
     recount();
     return result;
-  }, true);
-  defineValue(proto, 'disconnect', function disconnect_() {
-    watching.delete(this);
-    recount();
-    return disconnect.apply(this, arguments);
-  }, true);
+    },
+    disconnect() {
+      watching.delete(this);
+      recount();
+      return disconnect.apply(this, arguments);
+    },
+  };
+  defineValue(proto, 'observe', wrapped.observe, true);
+  defineValue(proto, 'disconnect', wrapped.disconnect, true);
 }
 
 function installTimeline(realm) {

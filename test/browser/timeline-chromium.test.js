@@ -130,6 +130,48 @@ const PAGE = `<!doctype html>
     return out;
   };
   window.nativeResults = runCases();
+
+  // The WebIDL shape of the interfaces (what idlharness checks), native now, perfshim's later.
+  window.shapeOf = () => {
+    const desc = (obj) => {
+      const out = {};
+      for (const key of Reflect.ownKeys(obj)) {
+        if (key === 'prototype' || key === 'arguments' || key === 'caller') continue;
+        const d = Object.getOwnPropertyDescriptor(obj, key);
+        const k = typeof key === 'symbol' ? key.toString() : key;
+        out[k] = {
+          kind: 'value' in d ? typeof d.value : 'accessor',
+          get: d.get ? [d.get.name, d.get.length] : undefined,
+          set: d.set ? true : undefined,
+          length: typeof d.value === 'function' ? d.value.length : undefined,
+          value: typeof d.value === 'string' || typeof d.value === 'number' ? d.value : undefined,
+          enumerable: d.enumerable, configurable: d.configurable, writable: d.writable,
+        };
+      }
+      return out;
+    };
+    const out = {};
+    for (const name of ['PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure', 'PerformanceObserver', 'PerformanceObserverEntryList']) {
+      const C = window[name];
+      const pd = Object.getOwnPropertyDescriptor(C, 'prototype');
+      out[name] = {
+        statics: desc(C),
+        proto: desc(C.prototype),
+        protoDescriptor: [pd.writable, pd.enumerable, pd.configurable],
+        parent: Object.getPrototypeOf(C).name || null,
+        protoParent: (Object.getPrototypeOf(C.prototype).constructor || {}).name,
+        global: (({ writable, enumerable, configurable }) => ({ writable, enumerable, configurable }))(Object.getOwnPropertyDescriptor(window, name)),
+      };
+    }
+    const perfProto = Object.getPrototypeOf(performance);
+    out.Performance = {};
+    for (const m of ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType', 'getEntriesByName']) {
+      const d = Object.getOwnPropertyDescriptor(perfProto, m);
+      out.Performance[m] = [typeof d.value, d.value.length, d.value.name, d.enumerable, d.writable, d.configurable];
+    }
+    return out;
+  };
+  window.nativeShape = shapeOf();
   performance.mark('native-pre-install', { startTime: 1, detail: { pre: true } });
   window.err = (f) => {
     try { f(); return 'no exception'; } catch (e) {
@@ -283,6 +325,29 @@ test('differential: perfshim agrees with Chromium\'s native User Timing, except 
   assert.ok(Object.keys(r.native).length > 70);
   assert.deepEqual(differ, []);
   assert.deepEqual(chromiumStillDeviates, [], 'the listed Chromium deviations are real (else drop them from the list)');
+});
+
+test('idl shape: perfshim\'s interfaces look like Chromium\'s native ones (descriptors, lengths, names, chains)', async () => {
+  const r = await run(() => ({ native: window.nativeShape, ours: window.shapeOf() }));
+  const differ = [];
+  const walk = (a, b, path) => {
+    const keys = new Set([...Object.keys(a || {}), ...Object.keys(b || {})]);
+    for (const k of keys) {
+      const x = a ? a[k] : undefined, y = b ? b[k] : undefined;
+      if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x)) walk(x, y, `${path}.${k}`);
+      else if (JSON.stringify(x) !== JSON.stringify(y)) differ.push(`${path}.${k}: Chromium ${JSON.stringify(x)}, perfshim ${JSON.stringify(y)}`);
+    }
+  };
+  walk(r.native, r.ours, 'window');
+  // Expected deviations, each with its reason:
+  const EXPECTED = [
+    // PerformanceEntry[Symbol.hasInstance] makes host entries (resource, navigation, paint, ...)
+    // `instanceof PerformanceEntry` for the installed interface, as they are natively.
+    'window.PerformanceEntry.statics.Symbol(Symbol.hasInstance):',
+    // Node's util.inspect hook (a registered symbol: invisible to for-in, Object.keys, JSON).
+    'window.PerformanceEntry.proto.Symbol(nodejs.util.inspect.custom):',
+  ];
+  assert.deepEqual(differ.filter((d) => !EXPECTED.some((e) => d.startsWith(e))), []);
 });
 
 test('toJSON has the PerformanceEntry attributes and navigationId, like a native PerformanceMark', async () => {
