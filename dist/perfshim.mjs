@@ -108,6 +108,26 @@ function loadCore() {
   }
   return cached;
 }
+function lazyCore(make = loadCore) {
+  const lazy = {};
+  const materialize = () => {
+    const core = make();
+    for (const key of Object.keys(core)) {
+      Object.defineProperty(lazy, key, { value: core[key], writable: true, configurable: true, enumerable: true });
+    }
+    return core;
+  };
+  for (const key of ["module", "x", "memory", "grown", "putString", "results", "out", "getString"]) {
+    Object.defineProperty(lazy, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        return materialize()[key];
+      }
+    });
+  }
+  return lazy;
+}
 
 // glue/errors.js
 var S = Object.freeze({
@@ -549,7 +569,6 @@ function mergeSorted(a, b) {
 var Timeline = class {
   constructor(core, { host = true } = {}) {
     this.core = core;
-    this.x = core.x;
     this.names = /* @__PURE__ */ new Map();
     this.idNames = [];
     this.releaseAt = 4096;
@@ -566,7 +585,7 @@ var Timeline = class {
     if (id !== void 0) return id;
     if (this.names.size >= this.releaseAt) this.releaseNames();
     const len = this.core.putString(name);
-    id = this.x.ps_timeline_intern(len);
+    id = this.core.x.ps_timeline_intern(len);
     if (id < 0) throw statusError(id, "perfshim");
     this.names.set(name, id);
     this.idNames[id] = name;
@@ -574,7 +593,7 @@ var Timeline = class {
   }
   /** Forget the names no buffered entry uses (the core frees them too). */
   releaseNames() {
-    const n = this.x.ps_timeline_release_names();
+    const n = this.core.x.ps_timeline_release_names();
     if (n < 0) throw statusError(n, "perfshim");
     const ids = this.core.results(n);
     for (let i = 0; i < n; i++) {
@@ -595,7 +614,7 @@ var Timeline = class {
       id = this.names.get(name);
       if (id === void 0) return [];
     }
-    const n = this.x.ps_timeline_query(type, id);
+    const n = this.core.x.ps_timeline_query(type, id);
     if (n < 0) throw statusError(n, "perfshim");
     const slots = this.core.results(n);
     const objects = this.objects;
@@ -646,7 +665,7 @@ var Timeline = class {
       id = this.names.get(name);
       if (id === void 0) return;
     }
-    const n = this.x.ps_timeline_clear(type, id);
+    const n = this.core.x.ps_timeline_clear(type, id);
     if (n < 0) throw statusError(n, "perfshim");
     const slots = this.core.results(n);
     const objects = this.objects;
@@ -682,7 +701,7 @@ var Timeline = class {
   }
   dropped(type) {
     const t = typeIndex(type);
-    return t >= 0 ? this.x.ps_timeline_dropped(t) : 0;
+    return t >= 0 ? this.core.x.ps_timeline_dropped(t) : 0;
   }
 };
 
@@ -941,7 +960,6 @@ var UNKNOWN = 3;
 var HOST_ERROR = 4;
 function createRealm(core, { host = true } = {}) {
   const timeline = new Timeline(core, { host });
-  const x = core.x;
   const out = () => core.out();
   const { PerformanceObserver: PerformanceObserver2, PerformanceObserverEntryList: PerformanceObserverEntryList2 } = createObserverClasses(timeline);
   const receivers = /* @__PURE__ */ new Set();
@@ -1027,7 +1045,7 @@ function createRealm(core, { host = true } = {}) {
       const entry = createMark(context, name, markOptions);
       const start = entry.startTime;
       timeline.queue(entry, MARK);
-      timeline.store(x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
+      timeline.store(core.x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
       if (hostWatchers.mark) toHost(MARK, entry);
       return entry;
     },
@@ -1075,7 +1093,7 @@ function createRealm(core, { host = true } = {}) {
         eErr = argError;
       }
       const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
-      const st = x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
+      const st = core.x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
       const o = out();
       if (st !== S.OK) {
         const arg = o[2];
@@ -1089,7 +1107,7 @@ function createRealm(core, { host = true } = {}) {
       const detail = cloneDetail(rawDetail, context);
       const entry = makeEntry(PerformanceMeasure, "measure", name, startTime, length, detail);
       timeline.queue(entry, MEASURE);
-      timeline.store(x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length), entry, context);
+      timeline.store(core.x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length), entry, context);
       if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;
     },
@@ -1178,7 +1196,7 @@ function createRealm(core, { host = true } = {}) {
       if (t < 0) throw new TypeError(`setBufferLimit: unknown entry type '${type}' (expected 'mark' or 'measure')`);
       const n = Number(max);
       if (!Number.isInteger(n) || n < 0 || n > 4294967295) throw new RangeError("setBufferLimit: the limit must be an integer from 0 (unbounded) to 4294967295");
-      x.ps_timeline_set_limit(t, n);
+      core.x.ps_timeline_set_limit(t, n);
     },
     /** Entries counted as dropped because a capped buffer was full. */
     droppedEntries(type) {
@@ -1187,7 +1205,7 @@ function createRealm(core, { host = true } = {}) {
     /** Buffer a mark or measure made elsewhere (the host's, at install) as one of ours. */
     adopt(type, name, startTime, duration, detail) {
       const entry = type === MARK ? makeEntry(PerformanceMark, "mark", name, startTime, 0, detail) : makeEntry(PerformanceMeasure, "measure", name, startTime, duration, detail);
-      timeline.store(x.ps_timeline_add(type, timeline.intern(name), startTime, type === MARK ? 0 : duration), entry, "perfshim");
+      timeline.store(core.x.ps_timeline_add(type, timeline.intern(name), startTime, type === MARK ? 0 : duration), entry, "perfshim");
       return entry;
     }
   };
@@ -1311,7 +1329,7 @@ function install(realm2, options = {}) {
 
 // glue/index.js
 var KEY = /* @__PURE__ */ Symbol.for("perfshim.realm");
-var realm = globalThis[KEY] || (globalThis[KEY] = createRealm(loadCore()));
+var realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore()));
 var performance = realm.performance;
 var PerformanceEntry2 = realm.PerformanceEntry;
 var PerformanceMark2 = realm.PerformanceMark;

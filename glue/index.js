@@ -1,12 +1,12 @@
 // perfshim, the ponyfill: `import { performance, PerformanceObserver, ... } from 'perfshim'`
 // touches no globals. One realm (core + timeline) per JavaScript realm, shared by every copy of
 // the package that is loaded (ESM and CommonJS), so there is only ever one timeline.
-import { loadCore } from './loader.js';
+import { lazyCore } from './loader.js';
 import { createRealm } from './performance.js';
 import { install as installInto } from './install.js';
 
 const KEY = Symbol.for('perfshim.realm');
-const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(loadCore()));
+const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore()));
 
 export const performance = realm.performance;
 export const PerformanceEntry = realm.PerformanceEntry;

@@ -90,3 +90,25 @@ export function loadCore() {
   }
   return cached;
 }
+
+/** A core that is instantiated on first use: importing and installing perfshim then costs no
+ *  WebAssembly compilation (V8 starts its wasm engine on the first module, ~2 ms in Node); the
+ *  first call that needs the core pays it. Same interface as createCore()'s result. */
+export function lazyCore(make = loadCore) {
+  const lazy = {};
+  const materialize = () => {
+    const core = make();
+    for (const key of Object.keys(core)) {
+      Object.defineProperty(lazy, key, { value: core[key], writable: true, configurable: true, enumerable: true });
+    }
+    return core;
+  };
+  for (const key of ['module', 'x', 'memory', 'grown', 'putString', 'results', 'out', 'getString']) {
+    Object.defineProperty(lazy, key, {
+      configurable: true,
+      enumerable: true,
+      get() { return materialize()[key]; },
+    });
+  }
+  return lazy;
+}

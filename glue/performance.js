@@ -18,7 +18,6 @@ const ABSENT = 0, TIME = 1, NAMED = 2, UNKNOWN = 3, HOST_ERROR = 4;
 
 export function createRealm(core, { host = true } = {}) {
   const timeline = new Timeline(core, { host });
-  const x = core.x;
   const out = () => core.out();
   const { PerformanceObserver, PerformanceObserverEntryList } = createObserverClasses(timeline);
   const receivers = new Set();
@@ -102,7 +101,7 @@ export function createRealm(core, { host = true } = {}) {
       const entry = createMark(context, name, markOptions);
       const start = entry.startTime;
       timeline.queue(entry, MARK);
-      timeline.store(x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
+      timeline.store(core.x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
       if (hostWatchers.mark) toHost(MARK, entry);
       return entry;
     },
@@ -144,7 +143,7 @@ export function createRealm(core, { host = true } = {}) {
       if (end !== undefined) { timeArg(end, context); eKind = argKind; eVal = argValue; eErr = argError; }
       // now() is read only when the algorithm takes the end time from it.
       const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
-      const st = x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
+      const st = core.x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
       const o = out();
       if (st !== S.OK) {
         const arg = o[2];
@@ -158,7 +157,7 @@ export function createRealm(core, { host = true } = {}) {
       const detail = cloneDetail(rawDetail, context);
       const entry = makeEntry(PerformanceMeasure, 'measure', name, startTime, length, detail);
       timeline.queue(entry, MEASURE);
-      timeline.store(x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length), entry, context);
+      timeline.store(core.x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length), entry, context);
       if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;
     },
@@ -239,7 +238,7 @@ export function createRealm(core, { host = true } = {}) {
       if (t < 0) throw new TypeError(`setBufferLimit: unknown entry type '${type}' (expected 'mark' or 'measure')`);
       const n = Number(max);
       if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError('setBufferLimit: the limit must be an integer from 0 (unbounded) to 4294967295');
-      x.ps_timeline_set_limit(t, n);
+      core.x.ps_timeline_set_limit(t, n);
     },
     /** Entries counted as dropped because a capped buffer was full. */
     droppedEntries(type) { return timeline.dropped(type); },
@@ -248,7 +247,7 @@ export function createRealm(core, { host = true } = {}) {
       const entry = type === MARK
         ? makeEntry(PerformanceMark, 'mark', name, startTime, 0, detail)
         : makeEntry(PerformanceMeasure, 'measure', name, startTime, duration, detail);
-      timeline.store(x.ps_timeline_add(type, timeline.intern(name), startTime, type === MARK ? 0 : duration), entry, 'perfshim');
+      timeline.store(core.x.ps_timeline_add(type, timeline.intern(name), startTime, type === MARK ? 0 : duration), entry, 'perfshim');
       return entry;
     },
   };

@@ -24,7 +24,6 @@ function mergeSorted(a, b) {
 export class Timeline {
   constructor(core, { host = true } = {}) {
     this.core = core;
-    this.x = core.x;
     this.names = new Map();      // name -> id in the core
     this.idNames = [];           // id -> name
     this.releaseAt = 4096;       // names held before unused ones are released
@@ -42,7 +41,7 @@ export class Timeline {
     if (id !== undefined) return id;
     if (this.names.size >= this.releaseAt) this.releaseNames();
     const len = this.core.putString(name);
-    id = this.x.ps_timeline_intern(len);
+    id = this.core.x.ps_timeline_intern(len);
     if (id < 0) throw statusError(id, 'perfshim');
     this.names.set(name, id);
     this.idNames[id] = name;
@@ -51,7 +50,7 @@ export class Timeline {
 
   /** Forget the names no buffered entry uses (the core frees them too). */
   releaseNames() {
-    const n = this.x.ps_timeline_release_names();
+    const n = this.core.x.ps_timeline_release_names();
     if (n < 0) throw statusError(n, 'perfshim');
     const ids = this.core.results(n);
     for (let i = 0; i < n; i++) {
@@ -74,7 +73,7 @@ export class Timeline {
       id = this.names.get(name);
       if (id === undefined) return [];
     }
-    const n = this.x.ps_timeline_query(type, id);
+    const n = this.core.x.ps_timeline_query(type, id);
     if (n < 0) throw statusError(n, 'perfshim');
     const slots = this.core.results(n);
     const objects = this.objects;
@@ -131,7 +130,7 @@ export class Timeline {
       id = this.names.get(name);
       if (id === undefined) return;
     }
-    const n = this.x.ps_timeline_clear(type, id);
+    const n = this.core.x.ps_timeline_clear(type, id);
     if (n < 0) throw statusError(n, 'perfshim');
     const slots = this.core.results(n);
     const objects = this.objects;
@@ -172,6 +171,6 @@ export class Timeline {
 
   dropped(type) {
     const t = typeIndex(type);
-    return t >= 0 ? this.x.ps_timeline_dropped(t) : 0;
+    return t >= 0 ? this.core.x.ps_timeline_dropped(t) : 0;
   }
 }
