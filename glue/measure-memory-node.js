@@ -5,21 +5,22 @@
 //   - an in-process node:inspector session (Session#connect) reaches this thread's isolate;
 //     from the main thread, the NodeWorker domain lists the live workers (with their script URL)
 //     and relays protocol messages to each one, which answers even while busy (V8 interrupt);
-//   - Runtime.queryObjects on WebAssembly.Memory.prototype finds every WebAssembly memory of
-//     the isolate (our core's included) and, as a side effect, runs a full GC first, so the heap
-//     figures read next are live sizes (Chromium's native API also measures after a GC);
+//   - HeapProfiler.collectGarbage runs one full GC in that isolate, so the figures read next are
+//     live sizes (Chromium's native API also measures after a GC);
 //   - then one probe evaluated in the thread: v8.getHeapSpaceStatistics() (used bytes per
 //     space) and process.memoryUsage() (external and ArrayBuffer bytes of that isolate).
 // Entries per realm (types): ["JavaScript", <V8 space>] per non-empty heap space;
-// ["ArrayBuffer"]; ["WebAssembly"]; ["External"] = external − ArrayBuffer − WebAssembly (V8
-// counts WebAssembly memories in external memory, not in arrayBuffers).
+// ["ArrayBuffer"]; ["WebAssembly"] = the perfshim core's memory, in the thread that measures;
+// ["External"] = external − ArrayBuffer − WebAssembly: V8 counts WebAssembly memories in
+// external memory (not in arrayBuffers), so the memories of other modules are in "External".
+// (Runtime.queryObjects could list every WebAssembly.Memory, but it runs several GCs and a
+// marking pass: 600 ms against 120 ms for one GC on a heap of 1M small objects.)
 // Realms: the main thread {url: file URL of process.argv[1], scope: "NodeMainThread"}; each
 // worker {url: its script URL ("" for eval workers), scope: "DedicatedWorkerGlobalScope",
 // owned by the main thread, so no container}. Called inside a worker, the measurement covers
 // that worker only (Node 20's worker inspector has no NodeWorker domain to list its own
 // workers); its url is require.main's file for CommonJS workers, else "".
-// Without node:inspector (Node built without it), only this thread is measured, without the
-// GC and with our own core's memory as the only WebAssembly memory known.
+// Without node:inspector (Node built without it), only this thread is measured, without the GC.
 
 const PROBE = `(() => {
   const v8 = require('v8'), wt = require('worker_threads'), u = process.memoryUsage();
@@ -29,8 +30,6 @@ const PROBE = `(() => {
     main: wt.isMainThread ? process.argv[1] || '' : (require.main && require.main.filename) || '',
   };
 })()`;
-
-const WASM_SIZES = 'function () { return this.map((m) => m.buffer.byteLength); }';
 
 /** A protocol endpoint: the in-process session, or a worker reached through its parent. */
 class Channel {
@@ -88,18 +87,6 @@ function workerChannel(parent, sessionId) {
   return ch;
 }
 
-/** Sizes of every WebAssembly memory of the channel's isolate (runs a full GC first). */
-async function wasmSizes(ch) {
-  const { result: proto } = await ch.post('Runtime.evaluate',
-    { expression: 'WebAssembly.Memory.prototype', objectGroup: 'perfshim-memory' });
-  const { objects } = await ch.post('Runtime.queryObjects',
-    { prototypeObjectId: proto.objectId, objectGroup: 'perfshim-memory' });
-  const { result } = await ch.post('Runtime.callFunctionOn',
-    { objectId: objects.objectId, functionDeclaration: WASM_SIZES, returnByValue: true });
-  await ch.post('Runtime.releaseObjectGroup', { objectGroup: 'perfshim-memory' });
-  return result.value;
-}
-
 async function probe(ch) {
   const r = await ch.post('Runtime.evaluate',
     { expression: PROBE, includeCommandLineAPI: true, returnByValue: true, silent: true });
@@ -121,10 +108,13 @@ function realmEntries(realm, p, wasm) {
   return entries;
 }
 
-async function measureThread(ch) {
-  const wasm = await wasmSizes(ch);
+/** One GC, then the probe; `wasm` lists the WebAssembly memory sizes known in that thread. */
+async function measureThread(ch, wasm = []) {
+  await ch.post('HeapProfiler.collectGarbage');
   return { probe: await probe(ch), wasm };
 }
+
+const ownMemory = (core) => (core && core.memory ? [core.memory.buffer.byteLength] : []);
 
 let fileURL;
 async function toFileURL(path) {
@@ -146,7 +136,7 @@ async function measureDirect(core) {
     external: u.external, arrayBuffers: u.arrayBuffers, isMainThread: wt.isMainThread,
     main: wt.isMainThread ? process.argv[1] || '' : '',
   };
-  const wasm = core && core.memory ? [core.memory.buffer.byteLength] : [];
+  const wasm = ownMemory(core);
   const realm = { url: await toFileURL(p.main), scope: p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope' };
   return { realms: [realm], entries: realmEntries(0, p, wasm) };
 }
@@ -171,33 +161,41 @@ export async function measureNode(core) {
   }
   try {
     const root = sessionChannel(session);
-    const self = await measureThread(root);
+    // Workers first: their measurements (each a GC in its own thread) then run while this
+    // thread measures itself.
+    let workers = Promise.resolve([]);
+    let listing = false;
+    const { isMainThread } = await import('node:worker_threads');
+    if (isMainThread) {
+      const attached = [];
+      root.on('NodeWorker.attachedToWorker', (p) => attached.push(p));
+      await root.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+      listing = true;
+      workers = Promise.all(attached.map(async (w) => {
+        try {
+          return { info: w.workerInfo, m: await measureThread(workerChannel(root, w.sessionId)) };
+        } catch {
+          return null; // the worker exited meanwhile: its memory is gone, nothing to report
+        }
+      }));
+    }
+    let self;
+    try {
+      self = await measureThread(root, ownMemory(core));
+    } finally {
+      await workers; // never leave a worker session behind, even when this thread failed
+      if (listing) await root.post('NodeWorker.disable').catch(() => {});
+    }
     const realms = [{
       url: await toFileURL(self.probe.main),
       scope: self.probe.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope',
     }];
     const entries = realmEntries(0, self.probe, self.wasm);
-    if (self.probe.isMainThread) {
-      const attached = [];
-      root.on('NodeWorker.attachedToWorker', (p) => attached.push(p));
-      await root.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
-      try {
-        const results = await Promise.all(attached.map(async (w) => {
-          try {
-            return { info: w.workerInfo, m: await measureThread(workerChannel(root, w.sessionId)) };
-          } catch {
-            return null; // the worker exited meanwhile: its memory is gone, nothing to report
-          }
-        }));
-        for (const r of results) {
-          if (!r) continue;
-          const index = realms.length;
-          realms.push({ url: r.info.url || '', scope: 'DedicatedWorkerGlobalScope', parent: 0 });
-          entries.push(...realmEntries(index, r.m.probe, r.m.wasm));
-        }
-      } finally {
-        await root.post('NodeWorker.disable').catch(() => {});
-      }
+    for (const r of await workers) {
+      if (!r) continue;
+      const index = realms.length;
+      realms.push({ url: r.info.url || '', scope: 'DedicatedWorkerGlobalScope', parent: 0 });
+      entries.push(...realmEntries(index, r.m.probe, r.m.wasm));
     }
     return { realms, entries };
   } finally {

@@ -52,15 +52,19 @@ test('the main thread is attributed to the entry script with scope NodeMainThrea
   assert.ok(js.some((e) => e.types.includes('old_space')));
 });
 
-test('WebAssembly memories are measured, ours included', async () => {
-  const extra = new WebAssembly.Memory({ initial: 160 }); // 10 MiB
+test("perfshim's WebAssembly memory is reported exactly; other memories count as External", async () => {
+  const ext = (m) => m.breakdown.filter((e) => e.types.includes('External')
+    && e.attribution.some((a) => a.scope === 'NodeMainThread')).reduce((a, e) => a + e.bytes, 0);
+  const before = await measureUserAgentSpecificMemory();
+  const extra = new WebAssembly.Memory({ initial: 320 }); // 20 MiB
   const m = await measureUserAgentSpecificMemory();
   const wasm = m.breakdown.filter((e) => e.types.includes('WebAssembly')
     && e.attribution.some((a) => a.scope === 'NodeMainThread'));
   assert.equal(wasm.length, 1);
-  const ours = loadCore().memory.buffer.byteLength;
-  assert.ok(wasm[0].bytes >= ours + extra.buffer.byteLength,
-    `${wasm[0].bytes} >= ${ours} (perfshim) + ${extra.buffer.byteLength}`);
+  assert.deepEqual(wasm[0].types, ['WebAssembly']);
+  assert.equal(wasm[0].bytes, loadCore().memory.buffer.byteLength);
+  const grown = ext(m) - ext(before);
+  assert.ok(grown >= extra.buffer.byteLength, `External grew by ${grown} >= ${extra.buffer.byteLength}`);
 });
 
 test('measureMemory() is the same operation under the older name', async () => {
