@@ -17,8 +17,12 @@ import { domException, failed } from './errors.js';
 const OP = 'measureUserAgentSpecificMemory';
 const g = globalThis;
 const perfProto = g.performance ? Object.getPrototypeOf(g.performance) : null;
-const nativeMeasure = perfProto && typeof perfProto.measureUserAgentSpecificMemory === 'function'
-  ? perfProto.measureUserAgentSpecificMemory : null;
+/** Marks perfshim's own measureUserAgentSpecificMemory functions. */
+export const PERFSHIM_MEASURE = Symbol.for('perfshim.measureMemory');
+const nativeMeasure = (() => {
+  const f = perfProto && perfProto.measureUserAgentSpecificMemory;
+  return typeof f === 'function' && !f[PERFSHIM_MEASURE] ? f : null;
+})();
 const memoryGetter = (() => {
   const d = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory');
   return d && typeof d.get === 'function' ? d.get : null;

@@ -16,10 +16,12 @@
 // (Runtime.queryObjects could list every WebAssembly.Memory, but it runs several GCs and a
 // marking pass: 600 ms against 120 ms for one GC on a heap of 1M small objects.)
 // Realms: the main thread {url: file URL of process.argv[1], scope: "NodeMainThread"}; each
-// worker {url: its script URL ("" for eval workers), scope: "DedicatedWorkerGlobalScope",
-// owned by the main thread, so no container}. Called inside a worker, the measurement covers
-// that worker only (Node 20's worker inspector has no NodeWorker domain to list its own
-// workers); its url is require.main's file for CommonJS workers, else "".
+// worker {url: its script URL ("" for eval workers), scope: "DedicatedWorkerGlobalScope"}.
+// The NodeWorker domain lists workers started by workers too, without saying by which one;
+// all are given the main thread as owner, which changes nothing in the result (in Node no
+// realm has a container, so every worker inherits an empty token). Called inside a worker,
+// the measurement covers that worker only (Node 20's worker inspector has no NodeWorker
+// domain); its url is require.main's file for CommonJS workers, else "".
 // Without node:inspector (Node built without it), only this thread is measured, without the GC.
 
 const PROBE = `(() => {
@@ -108,6 +110,18 @@ function realmEntries(realm, p, wasm) {
   return entries;
 }
 
+/** A worker blocked in native code cannot answer; it is not waited for longer than this. */
+export const WORKER_TIMEOUT_MS = 5000;
+
+function withTimeout(promise, ms) {
+  let timer;
+  const timeout = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error('worker did not answer in time')), ms);
+    if (typeof timer.unref === 'function') timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** One GC, then the probe; `wasm` lists the WebAssembly memory sizes known in that thread. */
 async function measureThread(ch, wasm = []) {
   await ch.post('HeapProfiler.collectGarbage');
@@ -149,8 +163,9 @@ async function loadInspector() {
   return inspectorModule;
 }
 
-/** The intermediate measurement of this thread and (from the main thread) its workers. */
-export async function measureNode(core) {
+/** The intermediate measurement of this thread and (from the main thread) its workers.
+ *  Options: workerTimeoutMs (default WORKER_TIMEOUT_MS). */
+export async function measureNode(core, { workerTimeoutMs = WORKER_TIMEOUT_MS } = {}) {
   const inspector = await loadInspector();
   if (!inspector || typeof inspector.Session !== 'function') return measureDirect(core);
   const session = new inspector.Session();
@@ -173,9 +188,13 @@ export async function measureNode(core) {
       listing = true;
       workers = Promise.all(attached.map(async (w) => {
         try {
-          return { info: w.workerInfo, m: await measureThread(workerChannel(root, w.sessionId)) };
+          const m = await withTimeout(measureThread(workerChannel(root, w.sessionId)), workerTimeoutMs);
+          return { info: w.workerInfo, m };
         } catch {
-          return null; // the worker exited meanwhile: its memory is gone, nothing to report
+          // The worker exited meanwhile (its memory is gone) or is blocked outside JavaScript
+          // (a synchronous native call) past the timeout: it is left out, as Chromium leaves
+          // out workers that do not answer in time.
+          return null;
         }
       }));
     }

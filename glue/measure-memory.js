@@ -7,7 +7,7 @@ import { loadCore } from './loader.js';
 import { statusError, failed, S } from './errors.js';
 import { isNode, queueTask } from './host.js';
 import { measureNode } from './measure-memory-node.js';
-import { measureBrowser } from './measure-memory-browser.js';
+import { measureBrowser, PERFSHIM_MEASURE } from './measure-memory-browser.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 
@@ -43,7 +43,7 @@ export function defaultSource() {
  * exceptions of promise-returning operations into rejections).
  */
 export function createMeasureMemory(core, { source = defaultSource(), brand } = {}) {
-  return function measureUserAgentSpecificMemory() {
+  const measure = function measureUserAgentSpecificMemory() {
     return new Promise((resolve, reject) => {
       if (brand && !brand(this)) {
         reject(new TypeError(`${failed(OP, 'Performance')}: Illegal invocation`));
@@ -64,6 +64,10 @@ export function createMeasureMemory(core, { source = defaultSource(), brand } = 
       }), (e) => queueTask(() => reject(e)));
     });
   };
+  // Marked, so that a copy of the browser source loaded after install never takes it for the
+  // native function.
+  Object.defineProperty(measure, PERFSHIM_MEASURE, { value: true });
+  return measure;
 }
 
 let cached;

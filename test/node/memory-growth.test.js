@@ -4,7 +4,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { measureUserAgentSpecificMemory } from '../../glue/measure-memory.js';
+import { measureUserAgentSpecificMemory, createMeasureMemory } from '../../glue/measure-memory.js';
+import { measureNode } from '../../glue/measure-memory-node.js';
+import { loadCore } from '../../glue/loader.js';
 
 const FIXTURE = new URL('./fixtures/memory-worker.mjs', import.meta.url);
 const MB = 1024 * 1024;
@@ -103,6 +105,17 @@ test('two workers are measured separately, each under its own URL', async () => 
   await Promise.all([a.terminate(), b.terminate()]);
 });
 
+test('a worker started by a worker is measured too, under its own URL', async () => {
+  const w = await startWorker();
+  w.postMessage('spawn-nested');
+  await message(w, 'nested-ready');
+  const m = await measureUserAgentSpecificMemory();
+  const nestedUrl = new URL('?nested', FIXTURE).href;
+  assert.ok(bytesOf(m, isWorker(nestedUrl), 'JavaScript') > 0, 'the nested worker has JavaScript entries');
+  assert.ok(bytesOf(m, isWorker(FIXTURE.href), 'JavaScript') > 0, 'and so has its owner');
+  await w.terminate();
+});
+
 test('a busy worker is still measured (the inspector interrupts it)', async () => {
   const w = await startWorker();
   w.postMessage('busy');
@@ -110,6 +123,19 @@ test('a busy worker is still measured (the inspector interrupts it)', async () =
   const m = await measureUserAgentSpecificMemory();
   assert.ok(bytesOf(m, isWorker(FIXTURE.href), 'JavaScript') > 0);
   await w.terminate();
+});
+
+test('a worker blocked in a native call past the timeout is left out, the rest resolves', async () => {
+  const blocked = await startWorker(new URL('?blocked', FIXTURE));
+  const idle = await startWorker(new URL('?idle', FIXTURE));
+  blocked.postMessage('block-in-native');
+  await message(blocked, 'blocking');
+  const measure = createMeasureMemory(loadCore(), { source: (core) => measureNode(core, { workerTimeoutMs: 300 }) });
+  const m = await measure();
+  assert.equal(bytesOf(m, isWorker(new URL('?blocked', FIXTURE).href)), 0, 'the blocked worker is absent');
+  assert.ok(bytesOf(m, isWorker(new URL('?idle', FIXTURE).href), 'JavaScript') > 0, 'the idle one is measured');
+  assert.ok(bytesOf(m, isMain, 'JavaScript') > 0);
+  await Promise.all([blocked.terminate(), idle.terminate()]);
 });
 
 test('measuring inside a worker measures that worker, as a DedicatedWorkerGlobalScope', async () => {
