@@ -24,6 +24,8 @@
 // domain); its url is require.main's file for CommonJS workers, else "".
 // Without node:inspector (Node built without it), only this thread is measured, without the GC.
 
+import { domException, failed } from './errors.js';
+
 const PROBE = `(() => {
   const v8 = require('v8'), wt = require('worker_threads'), u = process.memoryUsage();
   return {
@@ -141,15 +143,22 @@ async function toFileURL(path) {
   return fileURL(path);
 }
 
-/** Without an inspector: this thread only, read directly. */
+/** Without an inspector: this thread only, read directly (a runtime that has neither, e.g. a
+ *  Node look-alike, gets a NotSupportedError). */
 async function measureDirect(core) {
-  const [v8, wt] = await Promise.all([import('node:v8'), import('node:worker_threads')]);
-  const u = process.memoryUsage();
-  const p = {
-    spaces: v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]),
-    external: u.external, arrayBuffers: u.arrayBuffers, isMainThread: wt.isMainThread,
-    main: wt.isMainThread ? process.argv[1] || '' : '',
-  };
+  let p;
+  try {
+    const [v8, wt] = await Promise.all([import('node:v8'), import('node:worker_threads')]);
+    const u = process.memoryUsage();
+    p = {
+      spaces: v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]),
+      external: u.external, arrayBuffers: u.arrayBuffers, isMainThread: wt.isMainThread,
+      main: wt.isMainThread ? process.argv[1] || '' : '',
+    };
+  } catch (e) {
+    throw domException('NotSupportedError', `${failed('measureUserAgentSpecificMemory', 'Performance')}: ` +
+      `this runtime offers neither node:inspector nor V8 heap statistics (${e && e.message}).`);
+  }
   const wasm = ownMemory(core);
   const realm = { url: await toFileURL(p.main), scope: p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope' };
   return { realms: [realm], entries: realmEntries(0, p, wasm) };
@@ -164,9 +173,10 @@ async function loadInspector() {
 }
 
 /** The intermediate measurement of this thread and (from the main thread) its workers.
- *  Options: workerTimeoutMs (default WORKER_TIMEOUT_MS). */
-export async function measureNode(core, { workerTimeoutMs = WORKER_TIMEOUT_MS } = {}) {
-  const inspector = await loadInspector();
+ *  Options: workerTimeoutMs (default WORKER_TIMEOUT_MS); inspector: false takes the path of a
+ *  Node without node:inspector. */
+export async function measureNode(core, { workerTimeoutMs = WORKER_TIMEOUT_MS, inspector: useInspector = true } = {}) {
+  const inspector = useInspector ? await loadInspector() : null;
   if (!inspector || typeof inspector.Session !== 'function') return measureDirect(core);
   const session = new inspector.Session();
   try {

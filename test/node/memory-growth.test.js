@@ -138,6 +138,20 @@ test('a worker blocked in a native call past the timeout is left out, the rest r
   await Promise.all([blocked.terminate(), idle.terminate()]);
 });
 
+test('without node:inspector only this thread is measured, still spec-shaped', async () => {
+  const w = await startWorker();
+  const measure = createMeasureMemory(loadCore(), { source: (core) => measureNode(core, { inspector: false }) });
+  const m = await measure();
+  assert.equal(m.bytes, m.breakdown.reduce((a, e) => a + e.bytes, 0));
+  const scopes = new Set(m.breakdown.flatMap((e) => e.attribution.map((a) => a.scope)));
+  assert.deepEqual([...scopes], ['NodeMainThread'], 'workers cannot be reached without the inspector');
+  assert.ok(bytesOf(m, isMain, 'JavaScript') > 0);
+  const wasm = m.breakdown.filter((e) => e.types.includes('WebAssembly'));
+  assert.equal(wasm.length, 1);
+  assert.equal(wasm[0].bytes, loadCore().memory.buffer.byteLength);
+  await w.terminate();
+});
+
 test('measuring inside a worker measures that worker, as a DedicatedWorkerGlobalScope', async () => {
   const w = await startWorker();
   w.postMessage('allocate-50MB');
