@@ -138,11 +138,14 @@ static int top_level_origin(ctx *c, int i, const char **origin)
 }
 
 /* Obtain a window memory attribution token (§ Creating or obtaining a memory attribution
- * token), with one reading the current draft leaves open: a Window of the top-level origin
- * nested inside a cross-origin Window is revealed (its own url and scope, not aggregated) under
- * the top-most cross-origin container, as the example "same-and-cross-origin-iframes" shows;
- * the draft's step "if parent origin is not the top-level origin, return parent token" alone
- * would aggregate it. */
+ * token), with one reading the current draft leaves open. For a Window whose parent is not of
+ * the top-level origin the draft returns the parent's token; that step came with WICG
+ * performance-measure-memory PR #18 (issue #17) so that a same-origin iframe inside a
+ * cross-origin one does not expose its own container's attributes. Taken literally it would
+ * also aggregate that iframe, yet the draft's example "same-and-cross-origin-iframes" reveals it
+ * (its url, scope "Window") under the top-most cross-origin container. We follow the example:
+ * such a Window of the top-level origin gets the parent token's container, not aggregated;
+ * any other Window there gets the parent token. */
 static int window_token(ctx *c, int i)
 {
     realm *r = &c->realms[i];
