@@ -28,6 +28,7 @@ typedef struct {
     int state;              /* 0 unresolved, 1 resolving, 2 resolved */
     const cJSON *src;       /* the input object */
     const char *url, *scope, *origin;
+    const char *top;        /* the top-level origin: the origin at the root of its parents */
     int parent;             /* -1: none */
     /* the token */
     const char *c_id, *c_src; /* container, or c_id == NULL for a null container */
@@ -50,6 +51,11 @@ typedef struct {
     int n_entries;
     const char *msg;        /* constant message for PS_E_PARSE */
     uint64_t rng;
+    /* Scratch, n_realms each: the parent chain being resolved; per realm, the last entry
+     * (index + 1) that named it as itself / as its aggregated container; per owner realm, the
+     * entry that aggregation folds into (index + 1). */
+    int *chain;
+    int *seen_self, *seen_agg, *fold_into;
 } ctx;
 
 static void set_result_msg(const char *msg)
@@ -124,19 +130,6 @@ static int extract_container(ctx *c, realm *r, const cJSON *el)
     return bad ? fail(c, "container attributes must be strings") : PS_OK;
 }
 
-static int resolve(ctx *c, int i);
-
-static int top_level_origin(ctx *c, int i, const char **origin)
-{
-    int steps = 0;
-    while (c->realms[i].parent >= 0) {
-        i = c->realms[i].parent;
-        if (++steps > c->n_realms) return fail(c, "realm parents form a cycle");
-    }
-    *origin = c->realms[i].origin;
-    return PS_OK;
-}
-
 /* Obtain a window memory attribution token (§ Creating or obtaining a memory attribution
  * token), with one reading the current draft leaves open. For a Window whose parent is not of
  * the top-level origin the draft returns the parent's token; that step came with WICG
@@ -159,9 +152,7 @@ static int window_token(ctx *c, int i)
     }
     realm *p = &c->realms[r->parent];
     if (strcmp(p->scope, "Window") != 0) return fail(c, "a Window's parent must be a Window");
-    const char *top;
-    int st = top_level_origin(c, i, &top);
-    if (st != PS_OK) return st;
+    const char *top = r->top;
     if (!r->origin || !p->origin || !top) return fail(c, "nested Windows need origins");
     if (!same(p->origin, top)) {
         r->c_id = p->c_id;
@@ -170,7 +161,7 @@ static int window_token(ctx *c, int i)
         r->aggregated = same(r->origin, top) ? 0 : p->aggregated;
         return PS_OK;
     }
-    st = extract_container(c, r, el);
+    int st = extract_container(c, r, el);
     if (st != PS_OK) return st;
     r->aggregated = !same(r->origin, top);
     r->owner = i;
@@ -219,22 +210,36 @@ static int explicit_token(ctx *c, int i, const cJSON *tok)
     return bad ? fail(c, "malformed token container") : PS_OK;
 }
 
-static int resolve(ctx *c, int i)
+static int resolve_one(ctx *c, int i)
 {
     realm *r = &c->realms[i];
-    if (r->state == 2) return PS_OK;
-    if (r->state == 1) return fail(c, "realm parents form a cycle");
-    r->state = 1;
+    r->top = r->parent < 0 ? r->origin : c->realms[r->parent].top;
     const cJSON *tok = cJSON_GetObjectItemCaseSensitive(r->src, "token");
-    int st;
-    if (tok && !cJSON_IsNull(tok)) {
-        st = explicit_token(c, i, tok);
-    } else {
-        if (r->parent >= 0 && (st = resolve(c, r->parent)) != PS_OK) return st;
-        st = strcmp(r->scope, "Window") == 0 ? window_token(c, i) : worker_token(c, i);
+    if (tok && !cJSON_IsNull(tok)) return explicit_token(c, i, tok);
+    return strcmp(r->scope, "Window") == 0 ? window_token(c, i) : worker_token(c, i);
+}
+
+/* Resolve realm i's token after its ancestors', iteratively (chains can be long: no deep
+ * recursion). State 1 marks the chain being walked, so meeting it again is a cycle. */
+static int resolve(ctx *c, int i)
+{
+    int n = 0;
+    for (int j = i;;) {
+        realm *r = &c->realms[j];
+        if (r->state == 2) break;
+        if (r->state == 1) return fail(c, "realm parents form a cycle");
+        r->state = 1;
+        c->chain[n++] = j;
+        if (r->parent < 0) break;
+        j = r->parent;
     }
-    if (st == PS_OK) r->state = 2;
-    return st;
+    while (n > 0) {
+        int k = c->chain[--n];
+        int st = resolve_one(c, k);
+        if (st != PS_OK) return st;
+        c->realms[k].state = 2;
+    }
+    return PS_OK;
 }
 
 static int parse_realms(ctx *c, const cJSON *arr)
@@ -242,8 +247,13 @@ static int parse_realms(ctx *c, const cJSON *arr)
     if (arr && !cJSON_IsArray(arr)) return fail(c, "realms must be an array");
     c->n_realms = cJSON_GetArraySize(arr);
     if (!c->n_realms) return PS_OK;
-    c->realms = calloc((size_t)c->n_realms, sizeof *c->realms);
-    if (!c->realms) return PS_E_NOMEM;
+    size_t n = (size_t)c->n_realms;
+    c->realms = calloc(n, sizeof *c->realms);
+    c->chain = calloc(n, sizeof *c->chain);
+    c->seen_self = calloc(n, sizeof *c->seen_self);
+    c->seen_agg = calloc(n, sizeof *c->seen_agg);
+    c->fold_into = calloc(n, sizeof *c->fold_into);
+    if (!c->realms || !c->chain || !c->seen_self || !c->seen_agg || !c->fold_into) return PS_E_NOMEM;
     int i = 0;
     for (const cJSON *it = arr->child; it; it = it->next, i++) {
         realm *r = &c->realms[i];
@@ -318,8 +328,9 @@ static int parse_bytes(const cJSON *v, double *out)
 
 /* One intermediate entry: its attribution (one per distinct realm; realms aggregated under the
  * same cross-origin container give that container's attribution once) and its types. */
-static int parse_entry(ctx *c, entry *e, const cJSON *it)
+static int parse_entry(ctx *c, int index, const cJSON *it)
 {
+    entry *e = &c->entries[index];
     if (!cJSON_IsObject(it)) return fail(c, "an entry must be an object");
     if (!parse_bytes(cJSON_GetObjectItemCaseSensitive(it, "bytes"), &e->bytes))
         return fail(c, "entry bytes must be an integer in [0, 2^53]");
@@ -334,29 +345,23 @@ static int parse_entry(ctx *c, entry *e, const cJSON *it)
     if (st != PS_OK) return st;
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(it, "realms");
     if (rs && !cJSON_IsArray(rs)) return fail(c, "entry realms must be an array");
-    uint8_t *seen = calloc((size_t)c->n_realms + 1, 1);
-    if (!seen) return PS_E_NOMEM;
-    int n = 0, aggregated = 0, key = -1;
-    st = PS_OK;
-    for (const cJSON *ri = rs ? rs->child : NULL; ri && st == PS_OK; ri = ri->next) {
+    int n = 0, aggregated = 0, key = -1, stamp = index + 1;
+    for (const cJSON *ri = rs ? rs->child : NULL; ri; ri = ri->next) {
         if (!cJSON_IsNumber(ri) || ri->valuedouble < 0 || ri->valuedouble >= c->n_realms ||
-            ri->valuedouble != floor(ri->valuedouble)) {
-            st = fail(c, "entry realms must be realm indexes");
-            break;
-        }
+            ri->valuedouble != floor(ri->valuedouble))
+            return fail(c, "entry realms must be realm indexes");
         const realm *r = &c->realms[(int)ri->valuedouble];
         /* A set of realms; aggregated realms collapse onto their container's attribution. */
-        int id = r->aggregated ? r->owner : (int)ri->valuedouble;
-        if (seen[id] & (r->aggregated ? 2 : 1)) continue;
-        seen[id] |= r->aggregated ? 2 : 1;
+        int *seen = r->aggregated ? &c->seen_agg[r->owner] : &c->seen_self[(int)ri->valuedouble];
+        if (*seen == stamp) continue;
+        *seen = stamp;
         cJSON *a = new_attribution(r);
-        if (!a || !cJSON_AddItemToArray(e->attribution, a)) { cJSON_Delete(a); st = PS_E_NOMEM; break; }
+        if (!a || !cJSON_AddItemToArray(e->attribution, a)) { cJSON_Delete(a); return PS_E_NOMEM; }
         n++;
         if (r->aggregated) { aggregated++; key = r->owner; }
     }
-    free(seen);
-    if (st == PS_OK && n == 1 && aggregated == 1) e->key = key;
-    return st;
+    if (n == 1 && aggregated == 1) e->key = key;
+    return PS_OK;
 }
 
 /* Memory of realms aggregated under one cross-origin container is reported as one entry
@@ -364,16 +369,15 @@ static int parse_entry(ctx *c, entry *e, const cJSON *it)
 static int aggregate(ctx *c)
 {
     for (int i = 0; i < c->n_entries; i++) {
-        entry *e = &c->entries[i];
-        if (e->key < 0 || e->merged) continue;
-        for (int j = i + 1; j < c->n_entries; j++) {
-            entry *f = &c->entries[j];
-            if (f->merged || f->key != e->key) continue;
-            e->bytes += f->bytes;
-            int st = union_types(c, e->types, f->types);
-            if (st != PS_OK) return st;
-            f->merged = 1;
-        }
+        entry *f = &c->entries[i];
+        if (f->key < 0) continue;
+        int into = c->fold_into[f->key] - 1;
+        if (into < 0) { c->fold_into[f->key] = i + 1; continue; }
+        entry *e = &c->entries[into];
+        e->bytes += f->bytes;
+        int st = union_types(c, e->types, f->types);
+        if (st != PS_OK) return st;
+        f->merged = 1;
     }
     return PS_OK;
 }
@@ -435,7 +439,7 @@ static int build(ctx *c, const cJSON *in, cJSON **out)
         if (!c->entries) return PS_E_NOMEM;
         int i = 0;
         for (const cJSON *it = es->child; it; it = it->next, i++)
-            if ((st = parse_entry(c, &c->entries[i], it)) != PS_OK) return st;
+            if ((st = parse_entry(c, i, it)) != PS_OK) return st;
     }
     if ((st = aggregate(c)) != PS_OK) return st;
     const cJSON *bd = cJSON_GetObjectItemCaseSensitive(in, "breakdown");
@@ -458,6 +462,10 @@ PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed)
     }
     free(c.entries);
     free(c.realms);
+    free(c.chain);
+    free(c.seen_self);
+    free(c.seen_agg);
+    free(c.fold_into);
     cJSON_Delete(in);
     if (st == PS_OK) {
         char *s = cJSON_PrintUnformatted(out);

@@ -343,6 +343,58 @@ TEST(large_byte_counts_stay_exact)
         " {'bytes':4503599627370495,'attribution':[{'url':'https://example.com','scope':'Window'}],'types':[]}]}");
 }
 
+/* Long parent chains are resolved iteratively, each realm once (top-level origin inherited). */
+TEST(deep_parent_chains_resolve)
+{
+    enum { DEPTH = 50000 };
+    size_t cap = (size_t)DEPTH * 160 + 256;
+    char *in = malloc(cap);
+    size_t n = (size_t)sprintf(in, "{\"realms\":[{\"url\":\"u0\",\"origin\":\"o\",\"scope\":\"Window\"}");
+    for (int i = 1; i < DEPTH; i++)
+        n += (size_t)sprintf(in + n, ",{\"url\":\"u%d\",\"origin\":\"o\",\"scope\":\"Window\",\"parent\":%d,"
+                             "\"container\":{\"localName\":\"iframe\",\"id\":\"f%d\"}}", i, i - 1, i);
+    n += (size_t)sprintf(in + n, "],\"entries\":[{\"bytes\":3,\"realms\":[%d]}]}", DEPTH - 1);
+    uint8_t *p = ps_exchange_reserve((uint32_t)n);
+    memcpy(p, in, n);
+    free(in);
+    CHECK_EQ_INT(ps_memory_build((uint32_t)n, 1), PS_OK);
+    char *got = result_copy();
+    CHECK(strstr(got, "{\"url\":\"u49999\",\"container\":{\"id\":\"f49999\",\"src\":\"\"},\"scope\":\"Window\"}") != NULL);
+    free(got);
+}
+
+/* Random byte mutations of valid inputs: every outcome is a result or a parse error, never a
+ * crash (this binary runs under AddressSanitizer and UBSan). */
+TEST(mutated_inputs_never_crash)
+{
+    static char base[4096];
+    snprintf(base, sizeof base, "{'realms':[%s,%s],'entries':[{'bytes':1000000,'realms':[0],'types':['JS','DOM']},"
+             " {'bytes':500000,'realms':[1],'types':['DOM','JS']},{'bytes':200000,'realms':[2,4],'types':['JS','DOM']},"
+             " {'bytes':300000,'realms':[3],'types':['DOM'],'remote':true},{'bytes':400000,'realms':[4],'types':['JS']}]}",
+             TOP, CROSS_TREE);
+    const char *json = J(base);
+    size_t len = strlen(json);
+    char *buf = malloc(len);
+    const char alphabet[] = "{}[]\",:0123456789-.eE truefalsnl";
+    uint32_t x = 12345, ok = 0, parse = 0;
+    for (int round = 0; round < 3000; round++) {
+        memcpy(buf, json, len);
+        int edits = 1 + (int)((x = x * 1103515245u + 12345u) >> 16) % 4;
+        for (int k = 0; k < edits; k++) {
+            size_t at = ((x = x * 1103515245u + 12345u) >> 8) % len;
+            buf[at] = alphabet[((x = x * 1103515245u + 12345u) >> 16) % (sizeof alphabet - 1)];
+        }
+        uint8_t *p = ps_exchange_reserve((uint32_t)len);
+        memcpy(p, buf, len);
+        int st = ps_memory_build((uint32_t)len, (uint32_t)round);
+        if (st == PS_OK) ok++;
+        else if (st == PS_E_PARSE) parse++;
+    }
+    free(buf);
+    CHECK_EQ_INT(ok + parse, 3000);
+    CHECK(ok > 0 && parse > 0);
+}
+
 /* ---- Randomized order ----------------------------------------------------------------- */
 
 /* Position of the zero-byte entry in a 3-entry breakdown, per seed. */
@@ -458,6 +510,8 @@ int main(void)
     RUN(empty_measurement_has_only_the_zero_entry);
     RUN(duplicate_types_form_a_set);
     RUN(large_byte_counts_stay_exact);
+    RUN(deep_parent_chains_resolve);
+    RUN(mutated_inputs_never_crash);
     RUN(breakdown_order_is_randomized_and_reproducible_per_seed);
     RUN(types_order_is_randomized);
     RUN(malformed_input_is_a_parse_error_with_a_reason);

@@ -122,6 +122,18 @@ test('a measurement large enough to grow the core\'s memory is read correctly', 
   assert.deepEqual(e.attribution, [{ url: 'file:///worker-4-\u00e9.js', scope: 'DedicatedWorkerGlobalScope' }]);
 });
 
+test('a 50,000-deep chain of nested windows builds in the wasm core', () => {
+  const realms = [{ url: 'https://a.example/0', origin: 'https://a.example', scope: 'Window' }];
+  for (let i = 1; i < 50000; i++) {
+    realms.push({ url: `https://a.example/${i}`, origin: 'https://a.example', scope: 'Window', parent: i - 1,
+      container: { localName: 'iframe', id: `f${i}`, src: `/${i}` } });
+  }
+  const m = buildMeasurement(createCore(), { realms, entries: [{ bytes: 9, realms: [49999] }] }, 3);
+  assert.equal(m.bytes, 9);
+  const e = m.breakdown.find((x) => x.bytes === 9);
+  assert.deepEqual(e.attribution, [{ url: 'https://a.example/49999', container: { id: 'f49999', src: '/49999' }, scope: 'Window' }]);
+});
+
 test('an invalid intermediate measurement from a source rejects with a TypeError', async () => {
   const measure = createMeasureMemory(loadCore(), { source: () => ({ entries: [{ bytes: -1 }] }) });
   await assert.rejects(measure(), (e) => e instanceof TypeError && e.name === 'TypeError'
