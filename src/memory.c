@@ -5,12 +5,15 @@
  * Data structure: the parsed input stays a cJSON tree; beside it, one `realm` record per input
  * realm (its resolved memory attribution token) and one `entry` record per intermediate entry
  * (bytes, its attribution list as a cJSON array, its types as a cJSON array, and the key of the
- * cross-origin container it is aggregated under, if any). The output is a new cJSON tree printed
- * once into `result`.
+ * cross-origin container it is aggregated under, if any), plus per-realm scratch arrays (the
+ * parent chain being resolved, per-entry stamps for deduplicating attributions, the entry each
+ * aggregation key folds into), so the whole build is linear in realms + entries + attributions.
+ * The output is a new cJSON tree printed once into `result`.
  *
- * Invariants: a realm's token is resolved at most once (state 0 → 1 → 2; meeting state 1 again
- * is a parent cycle and an input error); after aggregation every live entry has a distinct
- * aggregation key or none; `result` is either null or a malloc'd string of `result_len` bytes,
+ * Invariants: a realm's token is resolved at most once and after its parent's (state 0 → 1 → 2;
+ * meeting state 1 again is a parent cycle and an input error); after aggregation every live
+ * entry has a distinct aggregation key or none, and the sum of live entries' bytes equals the
+ * sum of the input's (remote entries counted as 0); `result` is either null or a malloc'd string of `result_len` bytes,
  * or points at a constant message (result_owned == 0).
  */
 #include <math.h>
