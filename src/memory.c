@@ -37,6 +37,7 @@ typedef struct {
     const char *c_id, *c_src; /* container, or c_id == NULL for a null container */
     int aggregated;
     int owner;              /* the realm whose container started the aggregation (key) */
+    int host_token;         /* the token came with the input: its entries are kept as given */
 } realm;
 
 typedef struct {
@@ -202,6 +203,7 @@ static int explicit_token(ctx *c, int i, const cJSON *tok)
     if (!cJSON_IsObject(tok) || (agg && !cJSON_IsBool(agg))) return fail(c, "malformed token");
     r->aggregated = cJSON_IsTrue(agg);
     r->owner = i;
+    r->host_token = 1;
     if (!cont || cJSON_IsNull(cont)) {
         r->c_id = r->c_src = NULL;
     } else if (cJSON_IsObject(cont)) {
@@ -361,14 +363,15 @@ static int parse_entry(ctx *c, int index, const cJSON *it)
         cJSON *a = new_attribution(r);
         if (!a || !cJSON_AddItemToArray(e->attribution, a)) { cJSON_Delete(a); return PS_E_NOMEM; }
         n++;
-        if (r->aggregated) { aggregated++; key = r->owner; }
+        if (r->aggregated) { aggregated++; key = r->host_token ? -1 : r->owner; }
     }
-    if (n == 1 && aggregated == 1) e->key = key;
+    if (n == 1 && aggregated == 1) e->key = key; /* -1 for a host's token: no folding */
     return PS_OK;
 }
 
 /* Memory of realms aggregated under one cross-origin container is reported as one entry
- * attributed to that container: entries with the same key are folded into the first. */
+ * attributed to that container: entries with the same key are folded into the first. Entries
+ * of host-resolved tokens (a browser's native result) keep the browser's own granularity. */
 static int aggregate(ctx *c)
 {
     for (int i = 0; i < c->n_entries; i++) {

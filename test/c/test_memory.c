@@ -313,13 +313,17 @@ TEST(two_cross_origin_iframes_are_aggregated_separately)
 
 TEST(host_resolved_tokens_are_taken_as_given)
 {
+    /* A browser's native result: tokens already resolved, entries kept at its granularity (the
+     * two entries of one aggregated container are not folded together). */
     EXPECT_MEASUREMENT(
         "{'realms':[{'url':'http://h/p.html','scope':'Window','token':{'container':null,'crossOriginAggregated':false}},"
         " {'url':'cross-origin-url','scope':'cross-origin-aggregated','token':{'container':{'id':'x','src':'//y'},'crossOriginAggregated':true}}],"
-        " 'entries':[{'bytes':5,'realms':[0],'types':['JavaScript']},{'bytes':6,'realms':[1],'types':['JavaScript']},{'bytes':7,'realms':[],'types':['Shared']}]}",
-        "{'bytes':18,'breakdown':[{'bytes':0,'attribution':[],'types':[]},"
+        " 'entries':[{'bytes':5,'realms':[0],'types':['JavaScript']},{'bytes':6,'realms':[1],'types':['JavaScript']},"
+        "  {'bytes':8,'realms':[1],'types':['DOM']},{'bytes':7,'realms':[],'types':['Shared']}]}",
+        "{'bytes':26,'breakdown':[{'bytes':0,'attribution':[],'types':[]},"
         " {'bytes':5,'attribution':[{'url':'http://h/p.html','scope':'Window'}],'types':['JavaScript']},"
         " {'bytes':6,'attribution':[{'url':'cross-origin-url','container':{'id':'x','src':'//y'},'scope':'cross-origin-aggregated'}],'types':['JavaScript']},"
+        " {'bytes':8,'attribution':[{'url':'cross-origin-url','container':{'id':'x','src':'//y'},'scope':'cross-origin-aggregated'}],'types':['DOM']},"
         " {'bytes':7,'attribution':[],'types':['Shared']}]}");
 }
 
