@@ -21,6 +21,7 @@
  *        "token": { "container": {"id","src"} | null, "crossOriginAggregated": bool }
  *                                         optional: a token the host already resolved (a
  *                                         native result); then origin/parent are not used
+ *                                         and its entries are not folded by aggregation
  *     } ],
  *     "entries": [ { "bytes": integer >= 0, "realms": [index...], "types": [string...],
  *                    "remote": bool } ],   remote: memory outside this address space (bytes
@@ -29,7 +30,9 @@
  *
  * Output: {"bytes": n, "breakdown": [{"bytes", "attribution": [{"url", "container"?:
  * {"id","src"}, "scope"}], "types"}]} with the extra zero-byte entry and the order of
- * `breakdown` and of each `types` list shuffled from `seed`.
+ * `breakdown` and of each `types` list shuffled from `seed`. Entries whose only attribution is
+ * one computed cross-origin-aggregated token are folded into one entry per top-most
+ * cross-origin container (bytes summed, types united), as the spec's examples show.
  *
  * Ownership: the result (or, on failure, a constant message) is owned by the core and borrowed
  * by the caller until the next ps_memory_build or ps_memory_clear.
