@@ -109,6 +109,7 @@ export class NodeSampler {
     this.onFull = onFull;
     this.last = -Infinity;        // timestamp of the last sample folded into the trace
     this.chunk = startChunk(this.intervalUs);
+    this.chunks = 1;              // V8 profiles started so far (handovers + 1)
     this.timer = null;
     this.schedule();
   }
@@ -135,6 +136,7 @@ export class NodeSampler {
     this.timer = null;
     if (!this.chunk) return;
     const next = startChunk(this.intervalUs);
+    this.chunks++;
     const old = this.chunk;
     this.chunk = next;
     let full;

@@ -134,7 +134,8 @@ export function createTraceCodec(core) {
       let added = 0;
       for (let i = 0; i < t.samples.length; i++) {
         const s = t.samples[i];
-        if (!(s.timestamp <= untilMs)) continue;
+        if (!Number.isFinite(s.timestamp)) throw statusError(-19, CONTEXT, `sample ${i} has no finite timestamp`);
+        if (s.timestamp > untilMs) continue;
         const stack = s.stackId === undefined ? -1 : resolve(s.stackId);
         const marker = s.marker === undefined || s.marker === null ? 0 : MARKER_CODE.get(s.marker);
         const r = x.ps_trace_sample(h, s.timestamp, stack, marker === undefined ? MARKER_CODE.get('other') : marker);
