@@ -1,6 +1,13 @@
 // The Chromium sample source: the browser's native Profiler (JS Self-Profiling, allowed by the
 // `Document-Policy: js-profiling` response header), whose trace is re-encoded by the core so that
 // it has exactly the shape, invariants and helpers (merge, export) of every other perfshim trace.
+//
+// Chromium caps a native trace at maxBufferSize samples but neither fires samplebufferfull nor
+// stops (checked with Chromium 14x: `stopped` stays false and stop() resolves with the capped
+// trace). To give the draft's behaviour everywhere, the session runs in chunks as in Node: when
+// the buffer may be full (maxBufferSize × interval after the last chunk), a new native profiler
+// starts before the old one stops (no gap; the overlap is dropped by timestamp) and the old trace
+// is folded into ours; once maxBufferSize samples are in, the session stops and fires the event.
 export const PERFSHIM_PROFILER = Symbol.for('perfshim.Profiler');
 
 // Captured before perfshim/auto installs its own Profiler over the global.
@@ -11,37 +18,81 @@ export class NativeSampler {
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
     this.codec = codec;
     this.h = h;
+    this.max = maxBufferSize;
+    this.onFull = onFull;
     // Throws the native NotAllowedError without the document policy; the caller maps it.
-    this.native = new NativeProfiler({ sampleInterval: intervalMs, maxBufferSize });
-    this.intervalMs = this.native.sampleInterval;
-    this.closed = false;
-    this.native.addEventListener('samplebufferfull', () => {
-      if (this.closed) return;
-      // The draft moves the session to stopped here; Chromium keeps its profiler running (it
-      // only stops recording), so stop it ourselves and drop its trace.
+    this.chunk = this.startChunk(intervalMs);
+    this.intervalMs = this.chunk.sampleInterval;
+    this.chunks = 1;
+    this.last = -Infinity;
+    this.pending = Promise.resolve();
+    this.timer = null;
+    this.schedule();
+  }
+
+  startChunk(intervalMs) {
+    const native = new NativeProfiler({ sampleInterval: intervalMs, maxBufferSize: this.max });
+    // Should a Chromium fire the native event, it means the same as our check below.
+    native.addEventListener('samplebufferfull', () => { if (native === this.chunk) this.check(); });
+    return native;
+  }
+
+  schedule() {
+    const left = this.max - this.codec.info(this.h).samples;
+    this.timer = setTimeout(() => this.check(), Math.min(Math.max(left * this.intervalMs, 1), 0x7fffffff));
+  }
+
+  fold(trace, until) {
+    this.codec.importTrace(this.h, trace, until, this.last);
+    this.last = this.codec.lastTimestamp(this.h);
+  }
+
+  /** The buffer may be full: hand over to a new native profiler, fold the old trace, decide. */
+  check() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.chunk) return;
+    const old = this.chunk;
+    this.chunk = this.startChunk(this.intervalMs);
+    this.chunks++;
+    this.pending = this.pending.then(async () => {
+      this.fold(await old.stop(), Infinity);
+      if (!this.chunk) return; // stopped meanwhile
+      if (this.codec.info(this.h).samples >= this.max) {
+        this.close();
+        this.onFull();
+      } else {
+        this.schedule();
+      }
+    }).catch((e) => {
       this.close();
-      onFull();
+      setTimeout(() => { throw e; }, 0); // report, as a task would
     });
   }
 
-  /** Stop sampling; resolves once the native trace (samples up to `until`) is in the core. */
+  /** Stop sampling; resolves once every sample up to `until` is in the core. */
   async stop(until) {
-    this.closed = true;
-    const trace = await this.native.stop();
-    this.codec.importTrace(this.h, trace, until);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const chunk = this.chunk;
+    this.chunk = null;
+    await this.pending;
+    if (chunk) this.fold(await chunk.stop(), until);
   }
 
   close() {
-    if (this.closed) return;
-    this.closed = true;
-    this.native.stop().catch(() => {});
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const chunk = this.chunk;
+    this.chunk = null;
+    if (chunk) chunk.stop().catch(() => {});
   }
 }
 
 export const chromiumSource = NativeProfiler ? {
   name: 'chromium-native',
-  // The native profiler picks its own interval (Chromium: multiples of 10 ms); it is read back
-  // from the native object once it exists.
+  // The native profiler picks its own interval (Chromium: the next multiple of 10 ms); it is
+  // read back from the native object once it exists.
   supportedIntervalMs: null,
   start(codec, h, intervalMs, maxBufferSize, onFull) {
     return new NativeSampler(codec, h, intervalMs, maxBufferSize, onFull);

@@ -104,9 +104,9 @@ export function createTraceCodec(core) {
     /**
      * Re-encode a ProfilerTrace (e.g. Chromium's native one) into trace `h`: ids are re-interned
      * (§get an element ID), so duplicates collapse and the result obeys the core's invariants.
-     * Samples after `untilMs` are skipped. Returns the number of samples appended.
+     * Samples after `untilMs` or at or before `afterMs` are skipped. Returns the number of samples appended.
      */
-    importTrace(h, t, untilMs = Infinity) {
+    importTrace(h, t, untilMs = Infinity, afterMs = -Infinity) {
       const rmap = new Array(t.resources.length);
       for (let i = 0; i < t.resources.length; i++) {
         rmap[i] = check(x.ps_trace_resource(h, core.putString(String(t.resources[i]))));
@@ -135,7 +135,7 @@ export function createTraceCodec(core) {
       for (let i = 0; i < t.samples.length; i++) {
         const s = t.samples[i];
         if (!Number.isFinite(s.timestamp)) throw statusError(-19, CONTEXT, `sample ${i} has no finite timestamp`);
-        if (s.timestamp > untilMs) continue;
+        if (s.timestamp > untilMs || s.timestamp <= afterMs) continue;
         const stack = s.stackId === undefined ? -1 : resolve(s.stackId);
         const marker = s.marker === undefined || s.marker === null ? 0 : MARKER_CODE.get(s.marker);
         const r = x.ps_trace_sample(h, s.timestamp, stack, marker === undefined ? MARKER_CODE.get('other') : marker);

@@ -76,7 +76,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
       if (rawInterval === undefined) throw required(ctx, 'sampleInterval');
       const sampleInterval = toRestrictedDouble(rawInterval, ctx, 'sampleInterval');
       // Step 1.
-      if (sampleInterval < 0) throw new RangeError(`${ctx}: sampleInterval must be non-negative.`);
+      if (sampleInterval < 0) throw new RangeError(`${ctx}: Invalid sample interval: sampleInterval must be non-negative.`);
       // Step 2: the policy check; here, whether a source can profile this context at all.
       if (!source) throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);
       super();
