@@ -59,37 +59,50 @@ export function createTraceCodec(core) {
     importV8(h, profile, offsetMs, afterMs = -Infinity, untilMs = Infinity) {
       const nodes = profile.nodes;
       const n = nodes.length;
-      // Parents from the children lists (V8 gives children, the core wants parents).
+      // Parents from the children lists (V8 gives children, the core wants parents), and room
+      // for each distinct string once: names and URLs repeat across a profile's nodes.
       const parent = new Map();
-      let room = n * 24;
+      const seen = new Map();  // string -> byte offset in the region, or -1 until placed
+      let room = 0;
       for (let i = 0; i < n; i++) {
         const node = nodes[i];
         const cf = node.callFrame;
-        room += (cf.functionName.length + cf.url.length) * 3;
+        if (!seen.has(cf.functionName)) { seen.set(cf.functionName, -1); room += cf.functionName.length * 3; }
+        if (!seen.has(cf.url)) { seen.set(cf.url, -1); room += cf.url.length * 3; }
         const ch = node.children;
         if (ch) for (let k = 0; k < ch.length; k++) parent.set(ch[k], node.id);
       }
-      let ptr = x.ps_exchange_reserve(room || 1);
+      const recBytes = n * 32;
+      let ptr = x.ps_exchange_reserve(recBytes + room || 1);
       if (!ptr) throw statusError(-1, CONTEXT);
-      let mem = new Uint8Array(x.memory.buffer, ptr, room);
-      const words = new Uint32Array(x.memory.buffer, ptr, n * 6);
-      let at = n * 24;
-      for (let i = 0, w = 0; i < n; i++, w += 6) {
+      const region = new Uint8Array(x.memory.buffer, ptr + recBytes, room);
+      const words = new Uint32Array(x.memory.buffer, ptr, n * 8);
+      const lens = new Map();
+      let at = 0;
+      const place = (str) => {
+        let off = seen.get(str);
+        if (off >= 0) return off;
+        off = at;
+        const len = str.length ? encoder.encodeInto(str, region.subarray(at)).written : 0;
+        at += len;
+        seen.set(str, off);
+        lens.set(str, len);
+        return off;
+      };
+      for (let i = 0, w = 0; i < n; i++, w += 8) {
         const node = nodes[i];
         const cf = node.callFrame;
         const p = parent.get(node.id);
         words[w] = node.id;
         words[w + 1] = p === undefined ? NO_PARENT : p;
-        const nameLen = cf.functionName.length ? encoder.encodeInto(cf.functionName, mem.subarray(at)).written : 0;
-        at += nameLen;
-        const urlLen = cf.url.length ? encoder.encodeInto(cf.url, mem.subarray(at)).written : 0;
-        at += urlLen;
-        words[w + 2] = nameLen;
-        words[w + 3] = urlLen;
-        words[w + 4] = cf.lineNumber + 1;   // V8: 0-based, -1 unknown -> 1-based, 0 absent
-        words[w + 5] = cf.columnNumber + 1;
+        words[w + 2] = place(cf.functionName);
+        words[w + 3] = lens.get(cf.functionName);
+        words[w + 4] = place(cf.url);
+        words[w + 5] = lens.get(cf.url);
+        words[w + 6] = cf.lineNumber + 1;   // V8: 0-based, -1 unknown -> 1-based, 0 absent
+        words[w + 7] = cf.columnNumber + 1;
       }
-      check(x.ps_trace_import_v8_nodes(h, n));
+      check(x.ps_trace_import_v8_nodes(h, n, at));
       const samples = profile.samples || [], deltas = profile.timeDeltas || [];
       const m = Math.min(samples.length, deltas.length);
       if (!m) return 0;

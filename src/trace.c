@@ -52,9 +52,8 @@ typedef struct {
     uint32_t nsamples, samples_cap, max_samples;
     int full;
     /* V8 import scratch */
-    uint32_t *v8_rec;      /* count * 6 words, as given */
-    uint32_t *v8_str;      /* per record: byte offset of its name in v8_bytes */
-    uint8_t *v8_bytes;
+    uint32_t *v8_rec;      /* count * 8 words, as given */
+    uint8_t *v8_bytes;     /* the string bytes the records point into */
     int32_t *v8_stack;     /* per record: stack id, -1 empty, -2 unresolved, -3 in progress */
     uint8_t *v8_marker;    /* per record: marker of a sample at this node */
     uint32_t v8_count;
@@ -220,9 +219,9 @@ static int samples_reserve(trace *t, uint32_t n)
 
 static void v8_clear(trace *t)
 {
-    free(t->v8_rec); free(t->v8_str); free(t->v8_bytes); free(t->v8_stack);
+    free(t->v8_rec); free(t->v8_bytes); free(t->v8_stack);
     free(t->v8_marker); free(t->v8_map);
-    t->v8_rec = t->v8_str = t->v8_map = 0;
+    t->v8_rec = t->v8_map = 0;
     t->v8_bytes = t->v8_marker = 0;
     t->v8_stack = 0;
     t->v8_count = t->v8_mask = 0;
@@ -364,7 +363,11 @@ PS_API int32_t ps_trace_sample_frames(int32_t h, double ts, uint32_t depth, uint
 
 /* ---- V8 CPU profile import ---------------------------------------------------------------- */
 
-static uint32_t rec(const trace *t, uint32_t i, uint32_t field) { return t->v8_rec[i * 6 + field]; }
+/* Record fields. */
+enum { R_ID = 0, R_PARENT = 1, R_NAME_OFF = 2, R_NAME_LEN = 3, R_URL_OFF = 4, R_URL_LEN = 5,
+       R_LINE = 6, R_COL = 7, R_WORDS = 8 };
+
+static uint32_t rec(const trace *t, uint32_t i, uint32_t field) { return t->v8_rec[i * R_WORDS + field]; }
 
 static int32_t v8_lookup(const trace *t, uint32_t id)
 {
@@ -372,7 +375,7 @@ static int32_t v8_lookup(const trace *t, uint32_t id)
     for (;; i = (i + 1) & t->v8_mask) {
         uint32_t r = t->v8_map[i];
         if (!r) return -1;
-        if (rec(t, r - 1, 0) == id) return (int32_t)(r - 1);
+        if (rec(t, r - 1, R_ID) == id) return (int32_t)(r - 1);
     }
 }
 
@@ -382,48 +385,48 @@ static int is_meta(const uint8_t *name, uint32_t len, const char *what)
     return len == n && memcmp(name, what, n) == 0;
 }
 
-PS_API int32_t ps_trace_import_v8_nodes(int32_t h, uint32_t count)
+PS_API int32_t ps_trace_import_v8_nodes(int32_t h, uint32_t count, uint32_t bytes)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
     v8_clear(t);
-    if (count > (UINT32_MAX / 24) - 1) return PS_E_ARG;
+    if (count > (UINT32_MAX / (4 * R_WORDS)) - 1) return PS_E_ARG;
     const uint8_t *b = ps__exchange_bytes();
-    size_t words = (size_t)count * 6;
+    size_t words = (size_t)count * R_WORDS;
     t->v8_rec = malloc(words * 4 + 4);
-    t->v8_str = malloc((size_t)count * 4 + 4);
     t->v8_stack = malloc((size_t)count * 4 + 4);
     t->v8_marker = malloc((size_t)count + 1);
+    t->v8_bytes = malloc((size_t)bytes + 1);
     uint32_t mask;
     int32_t *map = table_new(count + 1, &mask);
-    if (!t->v8_rec || !t->v8_str || !t->v8_stack || !t->v8_marker || !map) {
+    if (!t->v8_rec || !t->v8_stack || !t->v8_marker || !t->v8_bytes || !map) {
         free(map);
         v8_clear(t);
         return PS_E_NOMEM;
     }
     memcpy(t->v8_rec, b, words * 4);
+    memcpy(t->v8_bytes, b + words * 4, bytes);
     t->v8_count = count;
     memset(map, 0, ((size_t)mask + 1) * 4);
     t->v8_map = (uint32_t *)map;
     t->v8_mask = mask;
-    size_t total = 0;
     for (uint32_t i = 0; i < count; i++) {
-        t->v8_str[i] = (uint32_t)total;
-        total += (size_t)rec(t, i, 2) + rec(t, i, 3);
-        if (total > UINT32_MAX) { v8_clear(t); return PS_E_PARSE; }
         t->v8_stack[i] = -2;
         t->v8_marker[i] = PS_MARKER_NONE;
-        uint32_t id = rec(t, i, 0);
+        /* Strings must lie inside the byte region. */
+        if ((uint64_t)rec(t, i, R_NAME_OFF) + rec(t, i, R_NAME_LEN) > bytes ||
+            (uint64_t)rec(t, i, R_URL_OFF) + rec(t, i, R_URL_LEN) > bytes) {
+            v8_clear(t);
+            return PS_E_PARSE;
+        }
+        uint32_t id = rec(t, i, R_ID);
         if (v8_lookup(t, id) >= 0) { v8_clear(t); return PS_E_PARSE; }
         uint32_t j = mix(id) & mask;
         while (t->v8_map[j]) j = (j + 1) & mask;
         t->v8_map[j] = i + 1;
     }
-    t->v8_bytes = malloc(total ? total : 1);
-    if (!t->v8_bytes) { v8_clear(t); return PS_E_NOMEM; }
-    memcpy(t->v8_bytes, b + words * 4, total);
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t p = rec(t, i, 1);
+        uint32_t p = rec(t, i, R_PARENT);
         if (p != NONE32 && v8_lookup(t, p) < 0) { v8_clear(t); return PS_E_PARSE; }
     }
     return PS_OK;
@@ -443,16 +446,17 @@ static int32_t v8_resolve(trace *t, uint32_t r)
         if (t->v8_stack[cur] >= -1) { parent_stack = t->v8_stack[cur]; break; }
         if (ps__vec_push(&path, cur) != PS_OK) { status = PS_E_NOMEM; break; }
         t->v8_stack[cur] = -3;
-        uint32_t p = rec(t, cur, 1);
+        uint32_t p = rec(t, cur, R_PARENT);
         if (p == NONE32) break;
         cur = (uint32_t)v8_lookup(t, p);
     }
     while (path.len) {
         uint32_t i = path.v[--path.len];
         if (status != PS_OK) { t->v8_stack[i] = -2; continue; }
-        const uint8_t *name = t->v8_bytes + t->v8_str[i];
-        uint32_t name_len = rec(t, i, 2), url_len = rec(t, i, 3);
-        int root = rec(t, i, 1) == NONE32 && is_meta(name, name_len, "(root)");
+        const uint8_t *name = t->v8_bytes + rec(t, i, R_NAME_OFF);
+        const uint8_t *url = t->v8_bytes + rec(t, i, R_URL_OFF);
+        uint32_t name_len = rec(t, i, R_NAME_LEN), url_len = rec(t, i, R_URL_LEN);
+        int root = rec(t, i, R_PARENT) == NONE32 && is_meta(name, name_len, "(root)");
         int meta = url_len == 0 && (is_meta(name, name_len, "(program)") ||
                                     is_meta(name, name_len, "(idle)") ||
                                     is_meta(name, name_len, "(garbage collector)"));
@@ -465,10 +469,10 @@ static int32_t v8_resolve(trace *t, uint32_t r)
         }
         int32_t res = -1;
         if (url_len) {
-            res = ps__pool_intern(&t->resources, name + name_len, url_len);
+            res = ps__pool_intern(&t->resources, url, url_len);
             if (res < 0) { status = res; t->v8_stack[i] = -2; continue; }
         }
-        int32_t f = frame_from_bytes(t, name, name_len, res, rec(t, i, 4), rec(t, i, 5));
+        int32_t f = frame_from_bytes(t, name, name_len, res, rec(t, i, R_LINE), rec(t, i, R_COL));
         int32_t s = f < 0 ? f : stack_id(t, parent_stack, (uint32_t)f);
         if (s < 0) { status = s; t->v8_stack[i] = -2; continue; }
         t->v8_stack[i] = s;

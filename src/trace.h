@@ -58,14 +58,17 @@ PS_API int32_t ps_trace_sample(int32_t trace, double timestamp, int32_t stack, u
 PS_API int32_t ps_trace_sample_frames(int32_t trace, double timestamp, uint32_t depth, uint32_t marker);
 
 /* Import the node table of a V8 CPU profile (Profiler.stop's `profile.nodes`). The exchange
- * buffer holds `count` records of six u32 — V8 node id, parent's V8 id (0xffffffff for none),
- * name byte length, URL byte length, lineNumber + 1, columnNumber + 1 (V8 positions are 0-based
- * with -1 for unknown, so these are the 1-based values or 0) — followed by every record's name
- * then URL bytes, in record order. The root is dropped; "(program)" and "(idle)" map to an empty
- * stack, "(garbage collector)" to an empty stack with the gc marker. The mapping from V8 node id
- * to stack is kept for ps_trace_import_v8_samples until the next import. Returns PS_OK or a
- * negative status (PS_E_PARSE for a malformed table: unknown parent, cycle, duplicate id). */
-PS_API int32_t ps_trace_import_v8_nodes(int32_t trace, uint32_t count);
+ * buffer holds `count` records of eight u32 — V8 node id, parent's V8 id (0xffffffff for none),
+ * name offset and byte length, URL offset and byte length (offsets into the byte region),
+ * lineNumber + 1, columnNumber + 1 (V8 positions are 0-based with -1 for unknown, so these are
+ * the 1-based values or 0) — followed by a region of `bytes` bytes holding the strings (records
+ * may share them). The root is dropped; "(program)" and "(idle)" map to an empty stack,
+ * "(garbage collector)" to an empty stack with the gc marker. Nothing is interned yet: frames
+ * and stacks are created by ps_trace_import_v8_samples for the nodes samples use, in first-use
+ * order, as "take a sample" would. The table is kept until the next import. Returns PS_OK or a
+ * negative status (PS_E_PARSE for a malformed table: unknown parent, duplicate id, string out
+ * of the region; a cycle is reported by the samples call). */
+PS_API int32_t ps_trace_import_v8_nodes(int32_t trace, uint32_t count, uint32_t bytes);
 /* Import `count` samples of the same profile: the exchange buffer holds `count` i32 node ids
  * then `count` i32 timeDeltas (µs). A sample's time is (start_us + running sum of deltas) / 1000
  * - offset_ms, rounded to 1 µs (V8's resolution); samples at or before `after_ms` or after

@@ -188,19 +188,34 @@ TEST(sample_frames_walks_the_trie)
 /* A V8 node table writer: records then strings, as the glue writes them. */
 typedef struct { uint32_t id, parent; const char *name, *url; int line, col; } node;
 
-static void put_nodes(const node *n, uint32_t count)
+/* Returns the byte region's length. Equal strings are written once, as the glue does. */
+static uint32_t put_nodes(const node *n, uint32_t count)
 {
-    size_t bytes = count * 24;
+    size_t bytes = count * 32;
     for (uint32_t i = 0; i < count; i++) bytes += strlen(n[i].name) + strlen(n[i].url);
     uint8_t *b = ps_exchange_reserve((uint32_t)bytes + 1);
-    size_t at = count * 24;
+    uint8_t *region = b + count * 32;
+    uint32_t at = 0;
+    const char *last_url = 0;
+    uint32_t last_url_off = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t r[6] = {n[i].id, n[i].parent, (uint32_t)strlen(n[i].name), (uint32_t)strlen(n[i].url),
+        uint32_t nl = (uint32_t)strlen(n[i].name), ul = (uint32_t)strlen(n[i].url);
+        uint32_t name_off = at;
+        memcpy(region + at, n[i].name, nl); at += nl;
+        uint32_t url_off;
+        if (last_url && strcmp(last_url, n[i].url) == 0) url_off = last_url_off;
+        else { url_off = at; memcpy(region + at, n[i].url, ul); at += ul; last_url = n[i].url; last_url_off = url_off; }
+        uint32_t r[8] = {n[i].id, n[i].parent, name_off, nl, url_off, ul,
                          (uint32_t)(n[i].line + 1), (uint32_t)(n[i].col + 1)};
-        memcpy(b + i * 24, r, 24);
-        memcpy(b + at, n[i].name, r[2]); at += r[2];
-        memcpy(b + at, n[i].url, r[3]); at += r[3];
+        memcpy(b + i * 32, r, 32);
     }
+    return at;
+}
+
+static int32_t import_nodes(int32_t t, const node *n, uint32_t count)
+{
+    uint32_t bytes = put_nodes(n, count);
+    return ps_trace_import_v8_nodes(t, count, bytes);
 }
 
 static void put_samples(const int32_t *ids, const int32_t *deltas, uint32_t count)
@@ -227,8 +242,7 @@ static const node PROFILE[] = {
 TEST(v8_profile_is_converted)
 {
     int32_t t = ps_trace_new(100);
-    put_nodes(PROFILE, 9);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 9), PS_OK);
+    CHECK_EQ_INT(import_nodes(t, PROFILE, 9), PS_OK);
     /* times: start 1,000,000 µs; offset 900 ms -> ms = us/1000 - 900 */
     int32_t ids[] = {7, 2, 7, 4, 3, 9, 6}, deltas[] = {1000, 1000, 1000, 1000, 1000, 1000, -500};
     put_samples(ids, deltas, 7);
@@ -274,8 +288,7 @@ TEST(v8_profile_is_converted)
 TEST(v8_samples_are_filtered_by_time_and_capped)
 {
     int32_t t = ps_trace_new(3);
-    put_nodes(PROFILE, 9);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 9), PS_OK);
+    CHECK_EQ_INT(import_nodes(t, PROFILE, 9), PS_OK);
     int32_t ids[] = {7, 7, 7, 7, 7, 7}, deltas[] = {1000, 1000, 1000, 1000, 1000, 1000};
     put_samples(ids, deltas, 6);
     /* times 1..6 ms; keep (1, 5]: 2, 3, 4, 5 -> capped at 3 */
@@ -290,13 +303,11 @@ TEST(v8_samples_are_filtered_by_time_and_capped)
 
     /* A second chunk appends after the first (the sampler hands over between sessions). */
     t = ps_trace_new(100);
-    put_nodes(PROFILE, 9);
-    ps_trace_import_v8_nodes(t, 9);
+    import_nodes(t, PROFILE, 9);
     put_samples(ids, deltas, 3);
     CHECK_EQ_INT(ps_trace_import_v8_samples(t, 3, 0, 0, -INFINITY, INFINITY), 3);
     node other[] = {{10, 0xffffffffu, "(root)", "", -1, -1}, {11, 10, "leaf", "file:///app/lib.js", 0, 15}};
-    put_nodes(other, 2);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 2), PS_OK);
+    CHECK_EQ_INT(import_nodes(t, other, 2), PS_OK);
     int32_t ids2[] = {11, 11, 11}, d2[] = {2500, 1000, 1000};
     put_samples(ids2, d2, 3);
     CHECK_EQ_INT(ps_trace_import_v8_samples(t, 3, 0, 0, 3, INFINITY), 2);   /* 2.5 is dropped */
@@ -311,19 +322,17 @@ TEST(malformed_v8_tables_are_refused)
 {
     int32_t t = ps_trace_new(10);
     node unknown_parent[] = {{1, 0xffffffffu, "(root)", "", -1, -1}, {2, 42, "f", "u", 0, 0}};
-    put_nodes(unknown_parent, 2);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 2), PS_E_PARSE);
+    CHECK_EQ_INT(import_nodes(t, unknown_parent, 2), PS_E_PARSE);
     node dup[] = {{1, 0xffffffffu, "(root)", "", -1, -1}, {1, 1, "f", "u", 0, 0}};
-    put_nodes(dup, 2);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 2), PS_E_PARSE);
+    CHECK_EQ_INT(import_nodes(t, dup, 2), PS_E_PARSE);
+    uint32_t bytes = put_nodes(PROFILE, 9);
+    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 9, bytes - 1), PS_E_PARSE); /* a string past the end */
     node cycle[] = {{1, 2, "f", "u", 0, 0}, {2, 1, "g", "u", 0, 0}};
-    put_nodes(cycle, 2);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 2), PS_OK);
+    CHECK_EQ_INT(import_nodes(t, cycle, 2), PS_OK);
     int32_t ids[] = {1}, deltas[] = {1};
     put_samples(ids, deltas, 1);
     CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_E_PARSE);
-    put_nodes(PROFILE, 9);
-    ps_trace_import_v8_nodes(t, 9);
+    import_nodes(t, PROFILE, 9);
     int32_t missing[] = {77};
     put_samples(missing, deltas, 1);
     CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_E_PARSE);
@@ -339,8 +348,7 @@ TEST(deep_v8_stacks_do_not_recurse)
     n[0] = (node){1, 0xffffffffu, "(root)", "", -1, -1};
     for (uint32_t i = 1; i < DEPTH; i++) n[i] = (node){i + 1, i, "rec", "file:///r.js", 0, 0};
     int32_t t = ps_trace_new(10);
-    put_nodes(n, DEPTH);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, DEPTH), PS_OK);
+    CHECK_EQ_INT(import_nodes(t, n, DEPTH), PS_OK);
     int32_t ids[] = {DEPTH}, deltas[] = {1};
     put_samples(ids, deltas, 1);
     CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), 1);
