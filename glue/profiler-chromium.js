@@ -26,6 +26,7 @@ export class NativeSampler {
     this.chunks = 1;
     this.last = -Infinity;
     this.pending = Promise.resolve();
+    this.error = null;
     this.timer = null;
     this.schedule();
   }
@@ -65,8 +66,9 @@ export class NativeSampler {
         this.schedule();
       }
     }).catch((e) => {
+      // Nothing to throw to from a timer: stop sampling and let stop() reject with it.
+      this.error = e;
       this.close();
-      setTimeout(() => { throw e; }, 0); // report, as a task would
     });
   }
 
@@ -77,6 +79,7 @@ export class NativeSampler {
     const chunk = this.chunk;
     this.chunk = null;
     await this.pending;
+    if (this.error) throw this.error;
     if (chunk) this.fold(await chunk.stop(), until);
   }
 

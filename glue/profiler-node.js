@@ -108,6 +108,7 @@ export class NodeSampler {
     this.max = maxBufferSize;
     this.onFull = onFull;
     this.last = -Infinity;        // timestamp of the last sample folded into the trace
+    this.error = null;            // a failure while handing over, reported by stop()
     this.chunk = startChunk(this.intervalUs);
     this.chunks = 1;              // V8 profiles started so far (handovers + 1)
     this.timer = null;
@@ -144,8 +145,10 @@ export class NodeSampler {
       this.fold(stopChunk(old), old, Infinity);
       full = this.codec.info(this.h).samples >= this.max;
     } catch (e) {
+      // Nothing to throw to from a timer: stop sampling and let stop() reject with it.
+      this.error = e;
       this.close();
-      throw e;
+      return;
     }
     if (full) {
       // §take a sample step 1: the next sample finds the buffer full.
@@ -158,6 +161,7 @@ export class NodeSampler {
 
   /** Stop sampling; samples after `until` (performance.now() time) are left out. */
   stop(until) {
+    if (this.error) throw this.error;
     const chunk = this.chunk;
     this.close(false);
     if (chunk) this.fold(stopChunk(chunk), chunk, until);

@@ -52,6 +52,10 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
   const addListener = EventTarget.prototype.addEventListener;
   const removeListener = EventTarget.prototype.removeEventListener;
   const dispatch = EventTarget.prototype.dispatchEvent;
+  const dropped = new FinalizationRegistry(({ sampler, h }) => {
+    sampler.close();
+    codec.free(h);
+  });
 
   class Profiler extends EventTarget {
     #sampleInterval = 0;
@@ -83,8 +87,11 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
       // Step 3: a new profiling session in the started state, with an empty trace.
       const h = codec.create(maxBufferSize);
       const interval = source.supportedIntervalMs ? source.supportedIntervalMs(sampleInterval) : sampleInterval;
+      // The sampler's timers hold the profiler only weakly: a profiler dropped while running is
+      // collected, and the registry then stops its sampler and frees its trace.
+      const ref = new WeakRef(this);
       try {
-        this.#sampler = source.start(codec, h, interval, maxBufferSize, () => this.#bufferFull());
+        this.#sampler = source.start(codec, h, interval, maxBufferSize, () => { const p = ref.deref(); if (p) p.#bufferFull(); });
       } catch (e) {
         codec.free(h);
         if (e && e.name === 'NotAllowedError') {
@@ -94,6 +101,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
       }
       this.#trace = h;
       this.#sampleInterval = this.#sampler.intervalMs;
+      dropped.register(this, { sampler: this.#sampler, h }, this);
     }
 
     /** §take a sample, step 1: the buffer is full. The session is stopped; its trace can no
@@ -101,6 +109,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
     #bufferFull() {
       if (this.#stopped) return;
       this.#stopped = true;
+      dropped.unregister(this);
       codec.free(this.#trace);
       this.#trace = 0;
       this.#sampler = null;
@@ -146,6 +155,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
         return Promise.reject(domException('InvalidStateError', `${failed('stop', 'Profiler')}: Profiler already stopped.`));
       }
       this.#stopped = true;
+      dropped.unregister(this);
       const until = nativeNow(); // samples taken after stop() is invoked are left out
       const h = this.#trace, sampler = this.#sampler;
       this.#trace = 0;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import inspector from 'node:inspector';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { getProfiler } from '../../glue/profiler.js';
+import { getProfiler, createProfilerClass } from '../../glue/profiler.js';
 import { loadCore } from '../../glue/loader.js';
 import { createTraceCodec } from '../../glue/profiler-trace.js';
 import { nodeSource } from '../../glue/profiler-node.js';
@@ -214,4 +214,30 @@ test('works in a worker thread, with timestamps on the worker clock', async () =
   assert.ok(inOuter.length > 0, 'worker code sampled');
   for (const s of inOuter) assert.ok(s.timestamp >= result.before - 0.001 && s.timestamp <= result.after + 0.001);
   assert.equal(result.trace.resources.includes(FIXTURE_URL), true);
+});
+
+test('a running profiler that is dropped is collected, and its sampler stopped', async () => {
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  let closed = 0, samplers = 0;
+  const source = {
+    ...nodeSource,
+    start(...args) {
+      const s = nodeSource.start(...args);
+      samplers++;
+      const close = s.close.bind(s);
+      s.close = (...a) => { closed++; return close(...a); };
+      return s;
+    },
+  };
+  const P = createProfilerClass(loadCore(), { source });
+  (() => { new P({ sampleInterval: 10, maxBufferSize: 1e6 }); })();
+  for (let i = 0; i < 50 && !closed; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(samplers, 1);
+  assert.equal(closed, 1);
 });
