@@ -8,6 +8,8 @@
 // the buffer may be full (maxBufferSize × interval after the last chunk), a new native profiler
 // starts before the old one stops (no gap; the overlap is dropped by timestamp) and the old trace
 // is folded into ours; once maxBufferSize samples are in, the session stops and fires the event.
+import { nativeNow } from './host.js';
+
 export const PERFSHIM_PROFILER = Symbol.for('perfshim.Profiler');
 
 // Captured before perfshim/auto installs its own Profiler over the global.
@@ -24,6 +26,7 @@ export class NativeSampler {
     this.chunk = this.startChunk(intervalMs);
     this.intervalMs = this.chunk.sampleInterval;
     this.chunks = 1;
+    this.handoverMs = 0;
     this.last = -Infinity;
     this.pending = Promise.resolve();
     this.error = null;
@@ -39,8 +42,10 @@ export class NativeSampler {
   }
 
   schedule() {
+    // As in Node: not before the buffer can be full, nor more often than every 10 hand-overs.
     const left = this.max - this.codec.info(this.h).samples;
-    this.timer = setTimeout(() => this.check(), Math.min(Math.max(left * this.intervalMs, 1), 0x7fffffff));
+    const ms = Math.min(Math.max(left * this.intervalMs, 10 * this.handoverMs, 1), 0x7fffffff);
+    this.timer = setTimeout(() => this.check(), ms);
   }
 
   fold(trace, until) {
@@ -54,10 +59,15 @@ export class NativeSampler {
     this.timer = null;
     if (!this.chunk) return;
     const old = this.chunk;
+    let t0 = nativeNow();
     this.chunk = this.startChunk(this.intervalMs);
     this.chunks++;
+    this.handoverMs = nativeNow() - t0;
     this.pending = this.pending.then(async () => {
-      this.fold(await old.stop(), Infinity);
+      const trace = await old.stop();
+      t0 = nativeNow();
+      this.fold(trace, Infinity);
+      this.handoverMs += nativeNow() - t0;
       if (!this.chunk) return; // stopped meanwhile
       if (this.codec.info(this.h).samples >= this.max) {
         this.close();
