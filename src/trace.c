@@ -173,6 +173,8 @@ static int32_t frame_id(trace *t, uint32_t name, int32_t res, uint32_t line, uin
         t->frames_cap = cap;
     }
     uint32_t id = t->nframes++;
+    PS_ASSERT(res >= -1 && (res < 0 || (uint32_t)res < t->resources.ids));
+    PS_ASSERT(name < t->names.ids);
     t->f_name[id] = name;
     t->f_res[id] = res;
     t->f_line[id] = line;
@@ -200,6 +202,7 @@ static int32_t stack_id(trace *t, int32_t parent, uint32_t frame)
         t->stacks_cap = cap;
     }
     uint32_t id = t->nstacks++;
+    PS_ASSERT(parent < (int32_t)id && frame < t->nframes); /* parents first: acyclic */
     t->s_parent[id] = parent;
     t->s_frame[id] = frame;
     t->s_slots[i] = (int32_t)id;
@@ -322,6 +325,8 @@ static int32_t append_sample(trace *t, double ts, int32_t stack, uint32_t marker
     t->st[i] = stack;
     t->mk[i] = (uint8_t)marker;
     t->nsamples++;
+    PS_ASSERT(t->nsamples <= t->max_samples);
+    PS_ASSERT(i + 1 == t->nsamples || t->ts[i] <= t->ts[i + 1]);
     return (int32_t)i;
 }
 
@@ -582,6 +587,7 @@ static int order_samples(trace *t)
         }
     }
     free(ts); free(ix); free(st); free(mk);
+    for (uint32_t k = 1; status == PS_OK && k < n; k++) PS_ASSERT(t->ts[k - 1] <= t->ts[k]);
     return status;
 }
 

@@ -2,6 +2,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import inspector from 'node:inspector';
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getProfiler, createProfilerClass } from '../../glue/profiler.js';
@@ -10,6 +11,14 @@ import { createTraceCodec } from '../../glue/profiler-trace.js';
 import { nodeSource } from '../../glue/profiler-node.js';
 import { spinFor, outerWork, spinAndYield } from './fixtures/profiler-work.mjs';
 import { assertTraceInvariants, framesOf, samplesIn, positionOf } from './profiler-helpers.mjs';
+
+// Seen on Node 20 (V8 11.3) in about 1 run in 10 of the whole suite: the frame of a hot function
+// (spinFor) is missing from a sample's stack, in V8's own .cpuprofile as much as in ours (its
+// caller gets the sample). With Sparkplug off it did not happen in 16 runs, so baseline code seems
+// to be what V8's profiler misattributes. These tests name known functions, so Sparkplug is off
+// for this process (each suite file runs in its own process); perfshim itself never changes the
+// engine flags of the user's process.
+v8.setFlagsFromString('--no-sparkplug');
 
 const Profiler = getProfiler();
 const FIXTURE = fileURLToPath(new URL('./fixtures/profiler-work.mjs', import.meta.url));
@@ -213,7 +222,6 @@ test('works in a worker thread, with timestamps on the worker clock', async () =
 });
 
 test('a running profiler that is dropped is collected, and its sampler stopped', async () => {
-  const v8 = await import('node:v8');
   const vm = await import('node:vm');
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc');

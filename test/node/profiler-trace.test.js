@@ -2,11 +2,14 @@
 // shape (absent members absent), merging, and views that survive memory growth.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createCore } from '../../glue/loader.js';
 import { createTraceCodec } from '../../glue/profiler-trace.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
 
-const core = createCore(); // a core of its own: growth here does not disturb other suites
+// A core of its own (growth here does not disturb other suites), of the build under test.
+const wasmPath = process.env.PERFSHIM_WASM;
+const core = wasmPath ? createCore(new Uint8Array(readFileSync(wasmPath))) : createCore();
 const codec = createTraceCodec(core);
 
 // A trace as Chromium hands it over, with duplicates the spec's "get an element ID" would not
