@@ -84,6 +84,7 @@ bench: deps wasm dist
 	$(NODE) --expose-gc bench/node.mjs
 	$(NODE) bench/browser.mjs
 	$(NODE) bench/memory.mjs
+	$(NODE) bench/profiler.mjs
 
 # The demo needs only Node: wasm/ and dist/ are committed.
 demo:

@@ -92,3 +92,19 @@ export interface InstallResult { installed: string[]; reasons: Record<string, st
 /** Install perfshim on the globals: what is missing or non-conforming, or everything with
  *  `force`. */
 export declare function install(options?: { force?: boolean }): InstallResult;
+
+export interface ProfilerInitOptions { sampleInterval: number; maxBufferSize: number }
+export interface ProfilerFrame { name: string; resourceId?: number; line?: number; column?: number }
+export interface ProfilerStack { parentId?: number; frameId: number }
+export type ProfilerMarker = 'script' | 'gc' | 'style' | 'layout' | 'paint' | 'other';
+export interface ProfilerSample { timestamp: number; stackId?: number; marker?: ProfilerMarker }
+export interface ProfilerTrace { resources: string[]; frames: ProfilerFrame[]; stacks: ProfilerStack[]; samples: ProfilerSample[] }
+/** JS Self-Profiling. Node: V8's sampler through node:inspector; Chromium: the native Profiler
+ *  (Document-Policy: js-profiling); elsewhere the constructor throws NotAllowedError. */
+export declare class Profiler extends EventTarget {
+  constructor(options: ProfilerInitOptions);
+  readonly sampleInterval: number;
+  readonly stopped: boolean;
+  onsamplebufferfull: ((this: Profiler, ev: Event) => unknown) | null;
+  stop(): Promise<ProfilerTrace>;
+}

@@ -4,9 +4,15 @@
 import { lazyCore } from './loader.js';
 import { createRealm } from './performance.js';
 import { install as installInto } from './install.js';
+import { createProfilerClass } from './profiler.js';
 
 const KEY = Symbol.for('perfshim.realm');
-const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore()));
+function newRealm() {
+  const r = createRealm(lazyCore());
+  r.Profiler = createProfilerClass(r.core);
+  return r;
+}
+const realm = globalThis[KEY] || (globalThis[KEY] = newRealm());
 
 export const performance = realm.performance;
 export const PerformanceEntry = realm.PerformanceEntry;
@@ -14,6 +20,8 @@ export const PerformanceMark = realm.PerformanceMark;
 export const PerformanceMeasure = realm.PerformanceMeasure;
 export const PerformanceObserver = realm.PerformanceObserver;
 export const PerformanceObserverEntryList = realm.PerformanceObserverEntryList;
+/** JS Self-Profiling: real samples from V8 (Node) or the native Profiler (Chromium). */
+export const Profiler = realm.Profiler;
 
 /** Cap the 'mark' or 'measure' buffer (0 = unbounded, the spec's default); entries past the
  *  cap are dropped and counted (droppedEntriesCount, droppedEntries()). */

@@ -130,6 +130,18 @@ export function install(realm, options = {}) {
       result.reasons.timeline = force && !why.length ? ['forced'] : why;
     }
   }
+  if (!done.features.has('profiler') && realm.Profiler) {
+    // Defined everywhere (where no source exists, construction throws NotAllowedError, as the
+    // spec's policy check does), over a native Profiler only with force: ours then samples
+    // through the native one and re-encodes its traces in the core.
+    const hasNative = typeof g.Profiler === 'function' && g.Profiler !== realm.Profiler;
+    if (force || !hasNative) {
+      defineValue(g, 'Profiler', realm.Profiler, false);
+      done.features.add('profiler');
+      result.installed.push('profiler');
+      result.reasons.profiler = hasNative ? ['forced'] : ['no Profiler'];
+    }
+  }
   if (!done.features.has('memory')) {
     const why = memoryShortfalls();
     if (force || why.length) {

@@ -1,0 +1,96 @@
+/*
+ * trace.h — JS Self-Profiling traces (trace.c): the ProfilerTrace trie of resources, frames,
+ * stacks and samples, one independent object per profiling session.
+ *
+ * A trace is named by a handle (a small integer >= 1) from ps_trace_new and lives until
+ * ps_trace_free. Ids inside a trace (resource, frame, stack, sample) are the indexes the spec's
+ * "get an element ID" hands out: dense, in insertion order, never reused.
+ *
+ * Absent optional members are encoded as: resource -1, line/column 0 (lines and columns are
+ * 1-based, so 0 is never a real value), parent stack -1, sample stack -1, marker PS_MARKER_NONE.
+ *
+ * Ownership: the core owns every trace. Pointers returned by ps_trace_column and
+ * ps_trace_strings are borrowed until the next ps_ call (memory may grow and move).
+ */
+#ifndef PERFSHIM_TRACE_H
+#define PERFSHIM_TRACE_H
+
+#include "perfshim.h"
+
+/* ProfilerMarker (js-self-profiling-markers.md), 0 = no marker. */
+enum { PS_MARKER_NONE = 0, PS_MARKER_SCRIPT = 1, PS_MARKER_GC = 2, PS_MARKER_STYLE = 3,
+       PS_MARKER_LAYOUT = 4, PS_MARKER_PAINT = 5, PS_MARKER_OTHER = 6, PS_MARKER_COUNT = 7 };
+
+/* Columns readable with ps_trace_column (element type in brackets, one element per id). */
+enum {
+    PS_COL_FRAME_NAME = 0,      /* [u32] name string id (ps_trace_strings kind 1) */
+    PS_COL_FRAME_RESOURCE = 1,  /* [i32] resource id or -1 */
+    PS_COL_FRAME_LINE = 2,      /* [u32] 1-based line or 0 */
+    PS_COL_FRAME_COLUMN = 3,    /* [u32] 1-based column or 0 */
+    PS_COL_STACK_PARENT = 4,    /* [i32] parent stack id or -1 */
+    PS_COL_STACK_FRAME = 5,     /* [u32] frame id */
+    PS_COL_SAMPLE_TIME = 6,     /* [f64] timestamp, ms relative to the time origin */
+    PS_COL_SAMPLE_STACK = 7,    /* [i32] stack id or -1 */
+    PS_COL_SAMPLE_MARKER = 8,   /* [u8]  PS_MARKER_* */
+    PS_COL_COUNT = 9
+};
+
+/* A new empty trace whose samples are capped at `max_samples` (the session's sample buffer size
+ * limit). Returns its handle (>= 1) or PS_E_NOMEM. */
+PS_API int32_t ps_trace_new(uint32_t max_samples);
+/* Free a trace and everything in it. Returns PS_OK or PS_E_ARG for a bad handle. */
+PS_API int32_t ps_trace_free(int32_t trace);
+/* "Get an element ID" of the `len` UTF-8 bytes at the exchange buffer in resources.
+ * Returns the resource id or a negative status. */
+PS_API int32_t ps_trace_resource(int32_t trace, uint32_t len);
+/* "Get an element ID" of the frame (name = `name_len` UTF-8 bytes at the exchange buffer,
+ * resource id or -1, 1-based line and column or 0). Returns the frame id or a negative status
+ * (PS_E_ARG for a resource id out of range). */
+PS_API int32_t ps_trace_frame(int32_t trace, uint32_t name_len, int32_t resource, uint32_t line, uint32_t column);
+/* "Get an element ID" of the stack (parent stack id or -1, frame id). Returns the stack id or a
+ * negative status (PS_E_ARG when an id is out of range, so a parent always precedes its child). */
+PS_API int32_t ps_trace_stack(int32_t trace, int32_t parent, uint32_t frame);
+/* Append a sample (stack id or -1, PS_MARKER_*). Returns the sample index, PS_E_LIMIT when the
+ * trace already holds max_samples samples (the trace is then marked full), or PS_E_ARG. */
+PS_API int32_t ps_trace_sample(int32_t trace, double timestamp, int32_t stack, uint32_t marker);
+/* Append a sample whose stack is `depth` frame ids (u32, outermost first) at the exchange
+ * buffer: O(depth) hash lookups. Returns the sample index, PS_E_LIMIT or PS_E_ARG. */
+PS_API int32_t ps_trace_sample_frames(int32_t trace, double timestamp, uint32_t depth, uint32_t marker);
+
+/* Import the node table of a V8 CPU profile (Profiler.stop's `profile.nodes`). The exchange
+ * buffer holds `count` records of eight u32 — V8 node id, parent's V8 id (0xffffffff for none),
+ * name offset and byte length, URL offset and byte length (offsets into the byte region),
+ * lineNumber + 1, columnNumber + 1 (V8 positions are 0-based with -1 for unknown, so these are
+ * the 1-based values or 0) — followed by a region of `bytes` bytes holding the strings (records
+ * may share them). The root is dropped; "(program)" and "(idle)" map to an empty stack,
+ * "(garbage collector)" to an empty stack with the gc marker. Nothing is interned yet: frames
+ * and stacks are created by ps_trace_import_v8_samples for the nodes samples use, in first-use
+ * order, as "take a sample" would. The table is kept until the next import. Returns PS_OK or a
+ * negative status (PS_E_PARSE for a malformed table: unknown parent, duplicate id, string out
+ * of the region; a cycle is reported by the samples call). */
+PS_API int32_t ps_trace_import_v8_nodes(int32_t trace, uint32_t count, uint32_t bytes);
+/* Import `count` samples of the same profile: the exchange buffer holds `count` i32 node ids
+ * then `count` i32 timeDeltas (µs). A sample's time is (start_us + running sum of deltas) / 1000
+ * - offset_ms, rounded to 1 µs (V8's resolution); samples at or before `after_ms` or after
+ * `until_ms` are skipped. Samples are appended in time order (V8 may emit small negative
+ * deltas). Returns the number appended (stops at the buffer limit; see ps_trace_info) or a
+ * negative status (PS_E_PARSE for an unknown node id). */
+PS_API int32_t ps_trace_import_v8_samples(int32_t trace, uint32_t count, double start_us, double offset_ms, double after_ms, double until_ms);
+/* Append every sample of `src` to `dst`, re-interning its resources, frames and stacks, then
+ * keep `dst`'s samples in time order (merging traces). Returns the number of samples appended
+ * (stops at dst's limit) or a negative status. */
+PS_API int32_t ps_trace_merge(int32_t dst, int32_t src);
+
+/* Sizes of a trace in the out registers: out[0] resources, out[1] frames, out[2] stacks,
+ * out[3] samples, out[4] 1 if a sample was refused for the buffer limit, out[5] max samples,
+ * out[6] bytes held. Returns PS_OK or PS_E_ARG. */
+PS_API int32_t ps_trace_info(int32_t trace);
+/* Pointer to column `col` (PS_COL_*) of a trace, or 0 for a bad handle/column (or an empty
+ * column). Borrowed. */
+PS_API const void *ps_trace_column(int32_t trace, uint32_t col);
+/* The strings of kind 0 (resources) or 1 (frame names), concatenated: writes each string's byte
+ * length to the result buffer, the blob's pointer to out[0], its length to out[1] and 1 to
+ * out[2] if the blob is pure ASCII. Returns the count or a negative status. Borrowed. */
+PS_API int32_t ps_trace_strings(int32_t trace, uint32_t kind);
+
+#endif

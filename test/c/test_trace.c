@@ -1,0 +1,495 @@
+/* test_trace.c — the profiler trace trie (src/trace.c), natively under ASan/UBSan. */
+#include <stdlib.h>
+#include <math.h>
+#include "check.h"
+#include "internal.h"
+#include "trace.h"
+
+static uint32_t put(const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    memcpy(ps_exchange_reserve(n + 1), s, n);
+    return n;
+}
+
+static int32_t res(int32_t t, const char *url) { return ps_trace_resource(t, put(url)); }
+static int32_t frame(int32_t t, const char *name, int32_t r, uint32_t line, uint32_t col)
+{
+    return ps_trace_frame(t, put(name), r, line, col);
+}
+
+static double info(int32_t t, int i)
+{
+    ps_trace_info(t);
+    return ps_out_ptr()[i];
+}
+
+/* The invariants every trace must satisfy (see trace.c's header). Returns 1 when they hold. */
+static int invariants(int32_t t)
+{
+    if (ps_trace_info(t) != PS_OK) return 0;
+    double *o = ps_out_ptr();
+    uint32_t nr = (uint32_t)o[0], nf = (uint32_t)o[1], ns = (uint32_t)o[2], nsm = (uint32_t)o[3];
+    uint32_t max = (uint32_t)o[5];
+    int ok = nsm <= max;
+    const uint32_t *fname = ps_trace_column(t, PS_COL_FRAME_NAME);
+    const int32_t *fres = ps_trace_column(t, PS_COL_FRAME_RESOURCE);
+    const uint32_t *fline = ps_trace_column(t, PS_COL_FRAME_LINE);
+    const uint32_t *fcol = ps_trace_column(t, PS_COL_FRAME_COLUMN);
+    const int32_t *sp = ps_trace_column(t, PS_COL_STACK_PARENT);
+    const uint32_t *sf = ps_trace_column(t, PS_COL_STACK_FRAME);
+    const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
+    const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
+    const uint8_t *mk = ps_trace_column(t, PS_COL_SAMPLE_MARKER);
+    int32_t nnames = ps_trace_strings(t, 1);
+    for (uint32_t i = 0; i < nf; i++) {
+        ok &= fname[i] < (uint32_t)nnames;
+        ok &= fres[i] >= -1 && (fres[i] < 0 || (uint32_t)fres[i] < nr);
+        for (uint32_t j = 0; j < i; j++)
+            ok &= !(fname[i] == fname[j] && fres[i] == fres[j] && fline[i] == fline[j] && fcol[i] == fcol[j]);
+    }
+    for (uint32_t i = 0; i < ns; i++) {
+        ok &= sp[i] >= -1 && sp[i] < (int32_t)i; /* parent before child: acyclic */
+        ok &= sf[i] < nf;
+        for (uint32_t j = 0; j < i; j++) ok &= !(sp[i] == sp[j] && sf[i] == sf[j]);
+    }
+    for (uint32_t i = 0; i < nsm; i++) {
+        ok &= st[i] >= -1 && st[i] < (int32_t)ns;
+        ok &= mk[i] < PS_MARKER_COUNT;
+        ok &= isfinite(ts[i]);
+        if (i) ok &= ts[i - 1] <= ts[i];
+    }
+    /* resources unique */
+    int32_t n = ps_trace_strings(t, 0);
+    ok &= n == (int32_t)nr;
+    const uint8_t *blob = (const uint8_t *)(uintptr_t)ps_out_ptr()[0];
+    uint32_t *lens = malloc((n + 1) * sizeof *lens), *offs = malloc((n + 1) * sizeof *offs);
+    memcpy(lens, ps_result_ptr(), n * sizeof *lens);
+    for (int32_t i = 0, at = 0; i < n; at += lens[i], i++) offs[i] = at;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < i; j++)
+            ok &= !(lens[i] == lens[j] && memcmp(blob + offs[i], blob + offs[j], lens[i]) == 0);
+    free(lens);
+    free(offs);
+    return ok;
+}
+
+TEST(handles_are_independent_and_reused)
+{
+    int32_t a = ps_trace_new(10), b = ps_trace_new(20);
+    CHECK(a >= 1 && b >= 1 && a != b);
+    CHECK_EQ_INT(res(a, "https://a/x.js"), 0);
+    CHECK_EQ_INT(info(b, 0), 0);
+    CHECK_EQ_DBL(info(b, 5), 20);
+    CHECK_EQ_INT(ps_trace_free(a), PS_OK);
+    CHECK_EQ_INT(ps_trace_free(a), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_info(a), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_resource(0, 0), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_sample(-3, 1, -1, 0), PS_E_ARG);
+    CHECK(ps_trace_column(a, PS_COL_SAMPLE_TIME) == 0);
+    int32_t c = ps_trace_new(5);
+    CHECK_EQ_INT(c, a);            /* the freed handle is reused */
+    CHECK_EQ_INT(info(c, 0), 0);   /* and the new trace is empty */
+    ps_trace_free(b);
+    ps_trace_free(c);
+}
+
+TEST(resources_frames_and_stacks_are_interned)
+{
+    int32_t t = ps_trace_new(100);
+    int32_t r0 = res(t, "https://a/x.js"), r1 = res(t, "https://a/y.js");
+    CHECK_EQ_INT(r0, 0);
+    CHECK_EQ_INT(r1, 1);
+    CHECK_EQ_INT(res(t, "https://a/x.js"), 0);
+    int32_t f = frame(t, "foo", r0, 3, 7);
+    CHECK_EQ_INT(f, 0);
+    CHECK_EQ_INT(frame(t, "foo", r0, 3, 7), 0);
+    /* Each component makes a frame different. */
+    CHECK_EQ_INT(frame(t, "bar", r0, 3, 7), 1);
+    CHECK_EQ_INT(frame(t, "foo", r1, 3, 7), 2);
+    CHECK_EQ_INT(frame(t, "foo", r0, 4, 7), 3);
+    CHECK_EQ_INT(frame(t, "foo", r0, 3, 8), 4);
+    CHECK_EQ_INT(frame(t, "foo", -1, 0, 0), 5);
+    CHECK_EQ_INT(frame(t, "foo", -1, 0, 0), 5);
+    CHECK_EQ_INT(frame(t, "", -1, 0, 0), 6);
+    CHECK_EQ_INT(frame(t, "foo", 2, 1, 1), PS_E_ARG);   /* no resource 2 */
+    CHECK_EQ_INT(frame(t, "foo", -2, 1, 1), PS_E_ARG);
+    int32_t s0 = ps_trace_stack(t, -1, 0), s1 = ps_trace_stack(t, s0, 1);
+    CHECK_EQ_INT(s0, 0);
+    CHECK_EQ_INT(s1, 1);
+    CHECK_EQ_INT(ps_trace_stack(t, -1, 0), 0);
+    CHECK_EQ_INT(ps_trace_stack(t, 0, 1), 1);
+    CHECK_EQ_INT(ps_trace_stack(t, 1, 1), 2);           /* same frame, other parent */
+    CHECK_EQ_INT(ps_trace_stack(t, 3, 1), PS_E_ARG);    /* parent must exist already */
+    CHECK_EQ_INT(ps_trace_stack(t, -1, 7), PS_E_ARG);   /* no frame 7 */
+    CHECK(invariants(t));
+    ps_trace_free(t);
+}
+
+TEST(samples_keep_time_order_and_stop_at_the_limit)
+{
+    int32_t t = ps_trace_new(4);
+    frame(t, "f", -1, 0, 0);
+    int32_t s = ps_trace_stack(t, -1, 0);
+    CHECK_EQ_INT(ps_trace_sample(t, 10, s, PS_MARKER_SCRIPT), 0);
+    CHECK_EQ_INT(ps_trace_sample(t, 30, -1, PS_MARKER_NONE), 1);
+    CHECK_EQ_INT(ps_trace_sample(t, 20, s, PS_MARKER_GC), 1);   /* inserted before 30 */
+    CHECK_EQ_INT(ps_trace_sample(t, 5, 1, 0), PS_E_ARG);        /* no stack 1 */
+    CHECK_EQ_INT(ps_trace_sample(t, 5, -1, PS_MARKER_COUNT), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_sample(t, NAN, -1, 0), PS_E_ARG);
+    CHECK_EQ_DBL(info(t, 4), 0);
+    CHECK_EQ_INT(ps_trace_sample(t, 40, -1, 0), 3);
+    CHECK_EQ_INT(ps_trace_sample(t, 50, -1, 0), PS_E_LIMIT);
+    CHECK_EQ_DBL(info(t, 3), 4);
+    CHECK_EQ_DBL(info(t, 4), 1);
+    const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
+    const uint8_t *mk = ps_trace_column(t, PS_COL_SAMPLE_MARKER);
+    CHECK_EQ_DBL(ts[1], 20);
+    CHECK_EQ_INT(mk[1], PS_MARKER_GC);
+    CHECK(invariants(t));
+    ps_trace_free(t);
+
+    int32_t z = ps_trace_new(0);   /* maxBufferSize 0: the first sample already finds it full */
+    CHECK_EQ_INT(ps_trace_sample(z, 1, -1, 0), PS_E_LIMIT);
+    CHECK_EQ_DBL(info(z, 4), 1);
+    ps_trace_free(z);
+}
+
+static int32_t sample_path(int32_t t, double ts, const uint32_t *frames, uint32_t depth)
+{
+    memcpy(ps_exchange_reserve(depth * 4 + 4), frames, depth * 4);
+    return ps_trace_sample_frames(t, ts, depth, PS_MARKER_NONE);
+}
+
+TEST(sample_frames_walks_the_trie)
+{
+    int32_t t = ps_trace_new(1000);
+    for (int i = 0; i < 4; i++) frame(t, (const char[][2]){"a", "b", "c", "d"}[i], -1, 0, 0);
+    uint32_t abc[] = {0, 1, 2}, abd[] = {0, 1, 3}, ab[] = {0, 1}, c[] = {2};
+    CHECK_EQ_INT(sample_path(t, 1, abc, 3), 0);
+    CHECK_EQ_DBL(info(t, 2), 3);
+    CHECK_EQ_INT(sample_path(t, 2, abd, 3), 1);
+    CHECK_EQ_DBL(info(t, 2), 4);      /* shares the prefix a/b */
+    CHECK_EQ_INT(sample_path(t, 3, ab, 2), 2);
+    CHECK_EQ_DBL(info(t, 2), 4);      /* a/b already exists */
+    CHECK_EQ_INT(sample_path(t, 4, c, 1), 3);
+    CHECK_EQ_DBL(info(t, 2), 5);      /* c at the top is another stack */
+    CHECK_EQ_INT(sample_path(t, 5, c, 0), 4); /* empty stack */
+    const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
+    CHECK_EQ_INT(st[4], -1);
+    CHECK_EQ_INT(st[2], 1);
+    uint32_t bad[] = {0, 9};
+    CHECK_EQ_INT(sample_path(t, 6, bad, 2), PS_E_ARG);
+    CHECK_EQ_DBL(info(t, 2), 5);      /* nothing half-added */
+    CHECK(invariants(t));
+    ps_trace_free(t);
+}
+
+/* A V8 node table writer: records then strings, as the glue writes them. */
+typedef struct { uint32_t id, parent; const char *name, *url; int line, col; } node;
+
+/* Returns the byte region's length. Equal strings are written once, as the glue does. */
+static uint32_t put_nodes(const node *n, uint32_t count)
+{
+    size_t bytes = count * 32;
+    for (uint32_t i = 0; i < count; i++) bytes += strlen(n[i].name) + strlen(n[i].url);
+    uint8_t *b = ps_exchange_reserve((uint32_t)bytes + 1);
+    uint8_t *region = b + count * 32;
+    uint32_t at = 0;
+    const char *last_url = 0;
+    uint32_t last_url_off = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t nl = (uint32_t)strlen(n[i].name), ul = (uint32_t)strlen(n[i].url);
+        uint32_t name_off = at;
+        memcpy(region + at, n[i].name, nl); at += nl;
+        uint32_t url_off;
+        if (last_url && strcmp(last_url, n[i].url) == 0) url_off = last_url_off;
+        else { url_off = at; memcpy(region + at, n[i].url, ul); at += ul; last_url = n[i].url; last_url_off = url_off; }
+        uint32_t r[8] = {n[i].id, n[i].parent, name_off, nl, url_off, ul,
+                         (uint32_t)(n[i].line + 1), (uint32_t)(n[i].col + 1)};
+        memcpy(b + i * 32, r, 32);
+    }
+    return at;
+}
+
+static int32_t import_nodes(int32_t t, const node *n, uint32_t count)
+{
+    uint32_t bytes = put_nodes(n, count);
+    return ps_trace_import_v8_nodes(t, count, bytes);
+}
+
+static void put_samples(const int32_t *ids, const int32_t *deltas, uint32_t count)
+{
+    uint8_t *b = ps_exchange_reserve(count * 8 + 1);
+    memcpy(b, ids, count * 4);
+    memcpy(b + count * 4, deltas, count * 4);
+}
+
+#define NONE 0xffffffffu
+static const node PROFILE[] = {
+    {1, NONE, "(root)", "", -1, -1},
+    {2, 1, "(program)", "", -1, -1},
+    {3, 1, "(idle)", "", -1, -1},
+    {4, 1, "(garbage collector)", "", -1, -1},
+    {5, 1, "", "file:///app/main.js", -1, -1},     /* module top level: no position */
+    {6, 5, "work", "file:///app/main.js", 9, 0},
+    {7, 6, "leaf", "file:///app/lib.js", 0, 15},
+    {8, 5, "idleHelper", "file:///app/lib.js", 3, 2}, /* never sampled */
+    {9, 6, "evaluate", "", -1, -1},                    /* a native function: name only */
+};
+#undef NONE
+
+TEST(v8_profile_is_converted)
+{
+    int32_t t = ps_trace_new(100);
+    CHECK_EQ_INT(import_nodes(t, PROFILE, 9), PS_OK);
+    /* times: start 1,000,000 µs; offset 900 ms -> ms = us/1000 - 900 */
+    int32_t ids[] = {7, 2, 7, 4, 3, 9, 6}, deltas[] = {1000, 1000, 1000, 1000, 1000, 1000, -500};
+    put_samples(ids, deltas, 7);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 7, 1e6, 900.0006, -INFINITY, INFINITY), 7);
+    CHECK(invariants(t));
+    ps_trace_info(t);
+    double *o = ps_out_ptr();
+    CHECK_EQ_DBL(o[0], 2);   /* main.js, lib.js */
+    CHECK_EQ_DBL(o[1], 4);   /* "", work, leaf, evaluate: idleHelper was never sampled */
+    CHECK_EQ_DBL(o[2], 4);
+    CHECK_EQ_DBL(o[3], 7);
+    const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
+    const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
+    const uint8_t *mk = ps_trace_column(t, PS_COL_SAMPLE_MARKER);
+    const uint32_t *line = ps_trace_column(t, PS_COL_FRAME_LINE);
+    const uint32_t *col = ps_trace_column(t, PS_COL_FRAME_COLUMN);
+    const int32_t *fres = ps_trace_column(t, PS_COL_FRAME_RESOURCE);
+    const int32_t *sp = ps_trace_column(t, PS_COL_STACK_PARENT);
+    /* Stacks are numbered by first use, parents first: "" (0) > work (1) > leaf (2). */
+    CHECK_EQ_INT(st[0], 2);
+    CHECK_EQ_INT(sp[2], 1);
+    CHECK_EQ_INT(sp[1], 0);
+    CHECK_EQ_INT(sp[0], -1);   /* the root is dropped */
+    CHECK_EQ_INT(line[2], 1);  /* 0-based 0 -> 1-based 1 */
+    CHECK_EQ_INT(col[2], 16);
+    CHECK_EQ_INT(line[1], 10);
+    CHECK_EQ_INT(line[0], 0);  /* top level: absent */
+    CHECK_EQ_INT(fres[3], -1); /* native: no resource */
+    CHECK_EQ_DBL(ts[0], 100.999);  /* rounded to the µs */
+    CHECK_EQ_INT(st[1], -1);       /* (program) */
+    CHECK_EQ_INT(mk[1], PS_MARKER_NONE);
+    CHECK_EQ_INT(st[3], -1);       /* (garbage collector) */
+    CHECK_EQ_INT(mk[3], PS_MARKER_GC);
+    CHECK_EQ_INT(st[4], -1);       /* (idle) */
+    /* The last delta is negative: that sample moves before its predecessor. */
+    CHECK_EQ_DBL(ts[5], 105.499);
+    CHECK_EQ_INT(st[5], 1);
+    CHECK_EQ_DBL(ts[6], 105.999);
+    CHECK_EQ_INT(st[6], 3);
+    ps_trace_free(t);
+}
+
+TEST(v8_samples_are_filtered_by_time_and_capped)
+{
+    int32_t t = ps_trace_new(3);
+    CHECK_EQ_INT(import_nodes(t, PROFILE, 9), PS_OK);
+    int32_t ids[] = {7, 7, 7, 7, 7, 7}, deltas[] = {1000, 1000, 1000, 1000, 1000, 1000};
+    put_samples(ids, deltas, 6);
+    /* times 1..6 ms; keep (1, 5]: 2, 3, 4, 5 -> capped at 3 */
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 6, 0, 0, 1, 5), 3);
+    CHECK_EQ_DBL(info(t, 3), 3);
+    CHECK_EQ_DBL(info(t, 4), 1);
+    const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
+    CHECK_EQ_DBL(ts[0], 2);
+    CHECK_EQ_DBL(ts[2], 4);
+    CHECK(invariants(t));
+    ps_trace_free(t);
+
+    /* A second chunk appends after the first (the sampler hands over between sessions). */
+    t = ps_trace_new(100);
+    import_nodes(t, PROFILE, 9);
+    put_samples(ids, deltas, 3);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 3, 0, 0, -INFINITY, INFINITY), 3);
+    node other[] = {{10, 0xffffffffu, "(root)", "", -1, -1}, {11, 10, "leaf", "file:///app/lib.js", 0, 15}};
+    CHECK_EQ_INT(import_nodes(t, other, 2), PS_OK);
+    int32_t ids2[] = {11, 11, 11}, d2[] = {2500, 1000, 1000};
+    put_samples(ids2, d2, 3);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 3, 0, 0, 3, INFINITY), 2);   /* 2.5 is dropped */
+    CHECK_EQ_DBL(info(t, 3), 5);
+    CHECK_EQ_DBL(info(t, 1), 3);  /* leaf at the top is a frame already known ... */
+    CHECK_EQ_DBL(info(t, 2), 4);  /* ... on a new stack */
+    CHECK(invariants(t));
+    ps_trace_free(t);
+}
+
+TEST(malformed_v8_tables_are_refused)
+{
+    int32_t t = ps_trace_new(10);
+    node unknown_parent[] = {{1, 0xffffffffu, "(root)", "", -1, -1}, {2, 42, "f", "u", 0, 0}};
+    CHECK_EQ_INT(import_nodes(t, unknown_parent, 2), PS_E_PARSE);
+    node dup[] = {{1, 0xffffffffu, "(root)", "", -1, -1}, {1, 1, "f", "u", 0, 0}};
+    CHECK_EQ_INT(import_nodes(t, dup, 2), PS_E_PARSE);
+    uint32_t bytes = put_nodes(PROFILE, 9);
+    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 9, bytes - 1), PS_E_PARSE); /* a string past the end */
+    node cycle[] = {{1, 2, "f", "u", 0, 0}, {2, 1, "g", "u", 0, 0}};
+    CHECK_EQ_INT(import_nodes(t, cycle, 2), PS_OK);
+    int32_t ids[] = {1}, deltas[] = {1};
+    put_samples(ids, deltas, 1);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_E_PARSE);
+    import_nodes(t, PROFILE, 9);
+    int32_t missing[] = {77};
+    put_samples(missing, deltas, 1);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_E_PARSE);
+    CHECK_EQ_DBL(info(t, 3), 0);
+    CHECK(invariants(t));
+    ps_trace_free(t);
+}
+
+TEST(deep_v8_stacks_do_not_recurse)
+{
+    enum { DEPTH = 50000 };
+    node *n = malloc(sizeof(node) * DEPTH);
+    n[0] = (node){1, 0xffffffffu, "(root)", "", -1, -1};
+    for (uint32_t i = 1; i < DEPTH; i++) n[i] = (node){i + 1, i, "rec", "file:///r.js", 0, 0};
+    int32_t t = ps_trace_new(10);
+    CHECK_EQ_INT(import_nodes(t, n, DEPTH), PS_OK);
+    int32_t ids[] = {DEPTH}, deltas[] = {1};
+    put_samples(ids, deltas, 1);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), 1);
+    CHECK_EQ_DBL(info(t, 1), 1);
+    CHECK_EQ_DBL(info(t, 2), DEPTH - 1);
+    free(n);
+    ps_trace_free(t);
+}
+
+/* Random stacks against a naive model: the number of stacks is the number of distinct
+ * prefixes, and every sample's stack spells its frames back. */
+TEST(random_stacks_match_a_naive_model)
+{
+    enum { N = 1500, F = 12, D = 9 };
+    int32_t t = ps_trace_new(N);
+    char name[16];
+    for (int i = 0; i < F; i++) { snprintf(name, sizeof name, "f%d", i); frame(t, name, -1, 0, 0); }
+    static uint32_t paths[N][D];
+    static uint32_t depth[N];
+    uint32_t seed = 12345;
+    for (int s = 0; s < N; s++) {
+        depth[s] = (seed = seed * 1103515245u + 12345u) >> 16 & 7;
+        depth[s] += 1;
+        for (uint32_t k = 0; k < depth[s]; k++) paths[s][k] = ((seed = seed * 1103515245u + 12345u) >> 16) % 3 + (k % 4) * 3;
+        CHECK(sample_path(t, s, paths[s], depth[s]) >= 0);
+    }
+    /* distinct prefixes, naively: prefix (s, d) is new unless an earlier sample starts with it */
+    uint32_t distinct = 0;
+    for (int s = 0; s < N; s++)
+        for (uint32_t d = 1; d <= depth[s]; d++) {
+            int seen = 0;
+            for (int q = 0; q < s && !seen; q++)
+                seen = depth[q] >= d && memcmp(paths[q], paths[s], d * 4) == 0;
+            distinct += !seen;
+        }
+    CHECK_EQ_DBL(info(t, 2), distinct);
+    const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
+    const int32_t *sp = ps_trace_column(t, PS_COL_STACK_PARENT);
+    const uint32_t *sf = ps_trace_column(t, PS_COL_STACK_FRAME);
+    int spelled = 1;
+    for (int s = 0; s < N; s++) {
+        int32_t id = st[s];
+        for (uint32_t k = depth[s]; k-- > 0;) {
+            spelled &= id >= 0 && sf[id] == paths[s][k];
+            if (id < 0) break;
+            id = sp[id];
+        }
+        spelled &= id == -1;
+    }
+    CHECK(spelled);
+    CHECK(invariants(t));
+    ps_trace_free(t);
+}
+
+TEST(merge_reinterns_and_keeps_time_order)
+{
+    int32_t a = ps_trace_new(100), b = ps_trace_new(100);
+    int32_t ra = res(a, "https://x/a.js");
+    frame(a, "f", ra, 1, 1);
+    int32_t sa = ps_trace_stack(a, -1, 0);
+    ps_trace_sample(a, 1, sa, 0);
+    ps_trace_sample(a, 3, sa, 0);
+    res(b, "https://x/b.js");
+    int32_t rb = res(b, "https://x/a.js");
+    frame(b, "g", 0, 2, 2);
+    frame(b, "f", rb, 1, 1);
+    int32_t s0 = ps_trace_stack(b, -1, 1);
+    int32_t s1 = ps_trace_stack(b, s0, 0);
+    ps_trace_sample(b, 2, s1, PS_MARKER_SCRIPT);
+    ps_trace_sample(b, 4, s0, PS_MARKER_GC);
+    CHECK_EQ_INT(ps_trace_merge(a, b), 2);
+    CHECK_EQ_INT(ps_trace_merge(a, a), PS_E_ARG);
+    CHECK_EQ_DBL(info(a, 0), 2);  /* a.js once */
+    CHECK_EQ_DBL(info(a, 1), 2);  /* f once, g */
+    CHECK_EQ_DBL(info(a, 2), 2);  /* f at top once; f > g */
+    CHECK_EQ_DBL(info(a, 3), 4);
+    const double *ts = ps_trace_column(a, PS_COL_SAMPLE_TIME);
+    const int32_t *st = ps_trace_column(a, PS_COL_SAMPLE_STACK);
+    const uint8_t *mk = ps_trace_column(a, PS_COL_SAMPLE_MARKER);
+    CHECK(ts[0] == 1 && ts[1] == 2 && ts[2] == 3 && ts[3] == 4);
+    CHECK_EQ_INT(st[1], 1);
+    CHECK_EQ_INT(st[3], 0);
+    CHECK_EQ_INT(mk[1], PS_MARKER_SCRIPT);
+    CHECK(invariants(a));
+    ps_trace_free(a);
+    ps_trace_free(b);
+}
+
+TEST(strings_come_out_with_lengths_and_an_ascii_flag)
+{
+    int32_t t = ps_trace_new(1);
+    frame(t, "plain", -1, 0, 0);
+    CHECK_EQ_INT(ps_trace_strings(t, 1), 1);
+    CHECK_EQ_DBL(ps_out_ptr()[2], 1);
+    frame(t, "caf\xc3\xa9", -1, 0, 0);
+    CHECK_EQ_INT(ps_trace_strings(t, 1), 2);
+    CHECK_EQ_DBL(ps_out_ptr()[1], 10);
+    CHECK_EQ_DBL(ps_out_ptr()[2], 0);
+    CHECK_EQ_INT(ps_result_ptr()[1], 5);
+    CHECK(memcmp((const uint8_t *)(uintptr_t)ps_out_ptr()[0], "plaincaf\xc3\xa9", 10) == 0);
+    CHECK_EQ_INT(ps_trace_strings(t, 0), 0);
+    CHECK_EQ_INT(ps_trace_strings(t, 2), PS_E_ARG);
+    ps_trace_free(t);
+}
+
+TEST(many_traces_at_once)
+{
+    int32_t h[40];
+    for (int i = 0; i < 40; i++) {
+        h[i] = ps_trace_new(1000);
+        char u[32];
+        snprintf(u, sizeof u, "https://t/%d.js", i);
+        res(h[i], u);
+        frame(h[i], "f", 0, (uint32_t)i + 1, 1);
+        ps_trace_sample(h[i], i, ps_trace_stack(h[i], -1, 0), 0);
+    }
+    int ok = 1;
+    for (int i = 0; i < 40; i++) {
+        const uint32_t *line = ps_trace_column(h[i], PS_COL_FRAME_LINE);
+        ok &= line[0] == (uint32_t)i + 1 && info(h[i], 3) == 1;
+    }
+    CHECK(ok);
+    for (int i = 0; i < 40; i += 2) ps_trace_free(h[i]);
+    for (int i = 1; i < 40; i += 2) ok &= info(h[i], 1) == 1;
+    CHECK(ok);
+    for (int i = 1; i < 40; i += 2) ps_trace_free(h[i]);
+}
+
+int main(void)
+{
+    RUN(handles_are_independent_and_reused);
+    RUN(resources_frames_and_stacks_are_interned);
+    RUN(samples_keep_time_order_and_stop_at_the_limit);
+    RUN(sample_frames_walks_the_trie);
+    RUN(v8_profile_is_converted);
+    RUN(v8_samples_are_filtered_by_time_and_capped);
+    RUN(malformed_v8_tables_are_refused);
+    RUN(deep_v8_stacks_do_not_recurse);
+    RUN(random_stacks_match_a_naive_model);
+    RUN(merge_reinterns_and_keeps_time_order);
+    RUN(strings_come_out_with_lengths_and_an_ascii_flag);
+    RUN(many_traces_at_once);
+    return CHECK_DONE();
+}
