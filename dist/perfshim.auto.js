@@ -1134,9 +1134,9 @@
     return inspectorModule;
   }
   async function measureNode(core, { workerTimeoutMs = WORKER_TIMEOUT_MS, inspector: useInspector = true } = {}) {
-    const inspector2 = useInspector ? await loadInspector() : null;
-    if (!inspector2 || typeof inspector2.Session !== "function") return measureDirect(core);
-    const session = new inspector2.Session();
+    const inspector = useInspector ? await loadInspector() : null;
+    if (!inspector || typeof inspector.Session !== "function") return measureDirect(core);
+    const session = new inspector.Session();
     try {
       session.connect();
     } catch {
@@ -2010,8 +2010,12 @@
     }
     return null;
   }
-  var inspector = builtin("node:inspector");
-  var nodeSourceAvailable = !!(inspector && typeof inspector.Session === "function");
+  var inspectorModule2;
+  function inspectorApi() {
+    if (inspectorModule2 === void 0) inspectorModule2 = builtin("node:inspector");
+    return inspectorModule2;
+  }
+  var nodeSourceAvailable = isNode && (typeof process.getBuiltinModule === "function" || typeof __require === "function");
   var MIN_INTERVAL_US = 100;
   var MAX_INTERVAL_US = 2147483647;
   function supportedIntervalMs(ms) {
@@ -2046,6 +2050,10 @@
     return result;
   }
   function startChunk(intervalUs) {
+    const inspector = inspectorApi();
+    if (!inspector || typeof inspector.Session !== "function") {
+      throw domException("NotAllowedError", "this Node has no node:inspector (built without the inspector)");
+    }
     const session = new inspector.Session();
     session.connect();
     try {

@@ -9,6 +9,7 @@
 // on a fresh session before the old one stops (no gap; the overlap is dropped by timestamp),
 // and the old chunk is folded into the trace.
 import { nativeNow, isNode } from './host.js';
+import { domException } from './errors.js';
 
 /** A Node builtin, synchronously, from ESM (Node ≥ 20.16 / 22.3) or CommonJS. */
 function builtin(name) {
@@ -21,10 +22,18 @@ function builtin(name) {
   return null;
 }
 
-const inspector = builtin('node:inspector');
+// node:inspector (with worker_threads and streams behind it) costs ~6 ms to load: it is loaded
+// when the first profiler starts, not when perfshim is imported.
+let inspectorModule;
+function inspectorApi() {
+  if (inspectorModule === undefined) inspectorModule = builtin('node:inspector');
+  return inspectorModule;
+}
 
-/** Whether this runtime can use the inspector source. */
-export const nodeSourceAvailable = !!(inspector && typeof inspector.Session === 'function');
+/** Whether this runtime can use the inspector source (Node with a way to load builtins
+ *  synchronously; whether the inspector is compiled in is checked when a profiler starts). */
+export const nodeSourceAvailable = isNode && (typeof process.getBuiltinModule === 'function' ||
+  typeof require === 'function'); // eslint-disable-line no-undef
 
 // V8's sampler takes whole microseconds. It accepts smaller values, but 0 silently means its
 // default and below ~100 µs its thread cannot keep the pace (measured: ~4,700 samples/s asked
@@ -73,6 +82,11 @@ function post(session, method, params) {
 
 /** One V8 profile on its own session. */
 function startChunk(intervalUs) {
+  const inspector = inspectorApi();
+  if (!inspector || typeof inspector.Session !== 'function') {
+    // The Profiler constructor turns this into its NotAllowedError.
+    throw domException('NotAllowedError', 'this Node has no node:inspector (built without the inspector)');
+  }
   const session = new inspector.Session();
   session.connect();
   try {
