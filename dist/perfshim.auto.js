@@ -454,13 +454,16 @@
   var isOurEntry;
   var entryDetail;
   var metas = /* @__PURE__ */ new Map();
+  var lastMeta = { entryType: "", navigationId: void 0 };
   function metaFor(entryType) {
     const navigationId = hasNavigationId ? currentNavigationId() : void 0;
+    if (lastMeta.entryType === entryType && lastMeta.navigationId === navigationId) return lastMeta;
     let m = metas.get(entryType);
     if (!m || m.navigationId !== navigationId) {
       m = Object.freeze({ entryType, navigationId });
       metas.set(entryType, m);
     }
+    lastMeta = m;
     return m;
   }
   var PerformanceEntry = class _PerformanceEntry {
@@ -1354,7 +1357,6 @@
     const timeline = new Timeline(core, { host });
     const out = () => core.out();
     const { PerformanceObserver: PerformanceObserver2, PerformanceObserverEntryList: PerformanceObserverEntryList2 } = createObserverClasses(timeline);
-    const receivers = /* @__PURE__ */ new Set();
     const hostWatchers = { mark: 0, measure: 0 };
     function hostCopy2(type, entry) {
       try {
@@ -1383,8 +1385,21 @@
         }
       }
     }
+    let ponyfillPerformance = null;
+    let hostAccepted = false;
+    const accepted = /* @__PURE__ */ new Set();
+    const receivers = {
+      add(o) {
+        accepted.add(o);
+        if (o === nativePerformance) hostAccepted = true;
+      },
+      has(o) {
+        return accepted.has(o);
+      }
+    };
     function check(self, op) {
-      if (!receivers.has(self)) throw new TypeError(`${failed(op, "Performance")}: Illegal invocation`);
+      if (self === ponyfillPerformance || hostAccepted && self === nativePerformance) return;
+      throw new TypeError(`${failed(op, "Performance")}: Illegal invocation`);
     }
     let argKind = ABSENT, argValue = 0, argError = null;
     function timeArg(v, context) {
@@ -1572,6 +1587,7 @@
     }
     webidlShape(Performance, "Performance");
     const performance2 = new Performance(PERF_TOKEN);
+    ponyfillPerformance = performance2;
     receivers.add(performance2);
     return {
       core,

@@ -31,13 +31,16 @@ export let entryDetail;
 // entryType and navigationId live in one shared object per (type, navigation): one field
 // per entry instead of two (memory per buffered mark is a target).
 const metas = new Map();
+let lastMeta = { entryType: '', navigationId: undefined };
 function metaFor(entryType) {
   const navigationId = hasNavigationId ? currentNavigationId() : undefined;
+  if (lastMeta.entryType === entryType && lastMeta.navigationId === navigationId) return lastMeta;
   let m = metas.get(entryType);
   if (!m || m.navigationId !== navigationId) {
     m = Object.freeze({ entryType, navigationId });
     metas.set(entryType, m);
   }
+  lastMeta = m;
   return m;
 }
 

@@ -21,7 +21,6 @@ export function createRealm(core, { host = true } = {}) {
   const timeline = new Timeline(core, { host });
   const out = () => core.out();
   const { PerformanceObserver, PerformanceObserverEntryList } = createObserverClasses(timeline);
-  const receivers = new Set();
   // Host observers (the host's own PerformanceObserver class, held by code that took it before
   // install, e.g. from 'node:perf_hooks') watching mark/measure: counted by install.js.
   const hostWatchers = { mark: 0, measure: 0 };
@@ -60,8 +59,19 @@ export function createRealm(core, { host = true } = {}) {
     }
   }
 
+  // The objects the methods accept as `this`: our ponyfill performance and, once installed,
+  // the host's. Checked by identity on the hot path.
+  let ponyfillPerformance = null;
+  let hostAccepted = false;
+  const accepted = new Set();
+  const receivers = {
+    add(o) { accepted.add(o); if (o === nativePerformance) hostAccepted = true; },
+    has(o) { return accepted.has(o); },
+  };
+
   function check(self, op) {
-    if (!receivers.has(self)) throw new TypeError(`${failed(op, 'Performance')}: Illegal invocation`);
+    if (self === ponyfillPerformance || (hostAccepted && self === nativePerformance)) return;
+    throw new TypeError(`${failed(op, 'Performance')}: Illegal invocation`);
   }
 
   // A time argument of measure(): [kind, value, error, name].
@@ -232,6 +242,7 @@ export function createRealm(core, { host = true } = {}) {
   }
   webidlShape(Performance, 'Performance');
   const performance = new Performance(PERF_TOKEN);
+  ponyfillPerformance = performance;
   receivers.add(performance);
 
   return {
