@@ -47,7 +47,7 @@ wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs
 dist: node_modules/.package-lock.json wasm/perfshim.wasm.js $(GLUE) tools/build-dist.mjs
 	$(NODE) tools/build-dist.mjs
 
-node_modules/.package-lock.json: package.json package-lock.json
+node_modules/.package-lock.json:
 	bash tools/install-deps.sh
 
 # Everything building and testing need (apt packages when missing, npm ci).

@@ -21,7 +21,8 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# Only when a package is missing (a lockfile's mtime says nothing in a fresh clone or worktree).
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/esbuild ]; then
   echo "== npm ci"
   npm ci --no-audit --no-fund
 fi
