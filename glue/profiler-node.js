@@ -110,8 +110,9 @@ function stopChunk(chunk) {
 }
 
 /**
- * A running sampler for one profiling session. `trace` is the codec, `h` the trace handle,
- * `onFull()` is called (once, from a timer task) when the sample buffer is full.
+ * A running sampler for one profiling session: `codec` (profiler-trace.js) and `h` name the
+ * session's trace in the core; `onFull()` is called (once, from a timer task) when the sample
+ * buffer is full. `intervalMs` must be one supportedIntervalMs returned.
  */
 export class NodeSampler {
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
@@ -156,12 +157,11 @@ export class NodeSampler {
     this.timer = null;
     if (!this.chunk) return;
     const t0 = nativeNow();
-    const next = startChunk(this.intervalUs);
-    this.chunks++;
-    const old = this.chunk;
-    this.chunk = next;
     let full;
     try {
+      const old = this.chunk;
+      this.chunk = startChunk(this.intervalUs); // before the old one stops: no gap
+      this.chunks++;
       this.fold(stopChunk(old), old, Infinity);
       full = this.codec.info(this.h).samples >= this.max;
     } catch (e) {
