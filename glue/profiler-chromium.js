@@ -3,7 +3,7 @@
 // it has exactly the shape, invariants and helpers (merge, export) of every other perfshim trace.
 //
 // Chromium caps a native trace at maxBufferSize samples but neither fires samplebufferfull nor
-// stops (checked with Chromium 14x: `stopped` stays false and stop() resolves with the capped
+// stops (checked with Chromium 156: `stopped` stays false and stop() resolves with the capped
 // trace). To give the draft's behaviour everywhere, the session runs in chunks as in Node: when
 // the buffer may be full (maxBufferSize × interval after the last chunk), a new native profiler
 // starts before the old one stops (no gap; the overlap is dropped by timestamp) and the old trace
