@@ -124,17 +124,17 @@ test('the buffer fills: samplebufferfull fires once, the profiler stops, stop() 
 });
 
 test('stop() before the buffer-full event is seen returns exactly the first maxBufferSize samples', async () => {
+  const created = performance.now();
   const p = new Profiler({ sampleInterval: 1, maxBufferSize: 20 });
   let fired = 0;
   p.onsamplebufferfull = () => fired++;
-  const start = performance.now();
   workBeforeStop(150); // never yields: the sampler's timer cannot look before stop()
   const t = await p.stop();
   await new Promise((r) => setTimeout(r, 60));
   assert.equal(fired, 0);
   assert.equal(t.samples.length, 20);
   assertTraceInvariants(t);
-  assert.ok(t.samples[0].timestamp >= start - 50); // this session's, not another's
+  assert.ok(t.samples[0].timestamp >= created); // this session's, not another's
 });
 
 test('the buffer is not full while below maxBufferSize: every sample kept, no event', async () => {
