@@ -8,10 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getProfiler } from '../glue/profiler.js';
+import { loadCore } from '../glue/loader.js';
+import { createTraceCodec } from '../glue/profiler-trace.js';
 
 const Profiler = getProfiler();
+const codec = createTraceCodec(loadCore());
 const quick = process.argv.includes('--quick');
-const ROUNDS = quick ? 2 : 3;
+const ROUNDS = quick ? 2 : 4; // even: each of ours and raw stops first in half the rounds
 
 // A broad call tree, like an application's: 240 functions in a module file of their own, each
 // calling two others a few levels deep, so the profile's tree (not its sample list) dominates.
@@ -55,7 +58,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.len
 
 /** Profile `ms` of work with ours and a raw session at once; time each stop(). */
 async function stopCase(intervalMs, ms, work = spin, label = 'tight loop') {
-  const oursMs = [], rawMs = [], sizes = [], samples = [];
+  const oursMs = [], rawMs = [], sizes = [], samples = [], convertMs = [];
   for (let round = 0; round < ROUNDS; round++) {
     const r = raw(Math.round(intervalMs * 1000));
     const p = new Profiler({ sampleInterval: intervalMs, maxBufferSize: 1e7 });
@@ -69,6 +72,13 @@ async function stopCase(intervalMs, ms, work = spin, label = 'tight loop') {
     };
     if (round % 2) { timeRaw(); await timeOurs(); } else { await timeOurs(); timeRaw(); }
     sizes.push(JSON.stringify(trace).length / JSON.stringify(profile).length);
+    // Our conversion alone, on the raw session's profile: import into the trie, read back.
+    const t0 = performance.now();
+    const h = codec.create(1e7);
+    codec.importV8(h, profile, 0);
+    codec.read(h);
+    codec.free(h);
+    convertMs.push(performance.now() - t0);
     samples.push([trace.samples.length, profile.samples.length, JSON.stringify(trace).length, JSON.stringify(profile).length]);
   }
   const m = median(samples.map((s) => s[0]));
@@ -79,6 +89,7 @@ async function stopCase(intervalMs, ms, work = spin, label = 'tight loop') {
     'stop ours ms': median(oursMs).toFixed(2),
     'stop raw ms': median(rawMs).toFixed(2),
     'stop ratio': (median(oursMs.map((o, i) => o / rawMs[i]))).toFixed(2),
+    'convert ms': median(convertMs).toFixed(2),
     'JSON KB ours / raw': `${(row[2] / 1024).toFixed(1)} / ${(row[3] / 1024).toFixed(1)}`,
     'JSON ratio': median(sizes).toFixed(2),
   };

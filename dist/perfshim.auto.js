@@ -2108,7 +2108,7 @@
     }
     schedule() {
       const left = this.max - this.codec.info(this.h).samples;
-      const ms = Math.min(Math.max(left * this.intervalMs, 10 * this.handoverMs, 1), 2147483647);
+      const ms = Math.min(Math.max(left * this.intervalMs * 1.25, 10 * this.handoverMs, 1), 2147483647);
       this.timer = setTimeout(() => this.check(), ms);
       if (typeof this.timer.unref === "function") this.timer.unref();
     }
@@ -2125,12 +2125,11 @@
       this.timer = null;
       if (!this.chunk) return;
       const t0 = nativeNow();
-      const next = startChunk(this.intervalUs);
-      this.chunks++;
-      const old = this.chunk;
-      this.chunk = next;
       let full;
       try {
+        const old = this.chunk;
+        this.chunk = startChunk(this.intervalUs);
+        this.chunks++;
         this.fold(stopChunk(old), old, Infinity);
         full = this.codec.info(this.h).samples >= this.max;
       } catch (e) {
@@ -2203,7 +2202,7 @@
     }
     schedule() {
       const left = this.max - this.codec.info(this.h).samples;
-      const ms = Math.min(Math.max(left * this.intervalMs, 10 * this.handoverMs, 1), 2147483647);
+      const ms = Math.min(Math.max(left * this.intervalMs * 1.25, 10 * this.handoverMs, 1), 2147483647);
       this.timer = setTimeout(() => this.check(), ms);
     }
     fold(trace, until) {

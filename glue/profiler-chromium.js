@@ -3,9 +3,9 @@
 // it has exactly the shape, invariants and helpers (merge, export) of every other perfshim trace.
 //
 // Chromium caps a native trace at maxBufferSize samples but neither fires samplebufferfull nor
-// stops (checked with Chromium 14x: `stopped` stays false and stop() resolves with the capped
+// stops (checked with Chromium 156: `stopped` stays false and stop() resolves with the capped
 // trace). To give the draft's behaviour everywhere, the session runs in chunks as in Node: when
-// the buffer may be full (maxBufferSize × interval after the last chunk), a new native profiler
+// the buffer should be full (1.25 × maxBufferSize × interval after the last chunk), a new native profiler
 // starts before the old one stops (no gap; the overlap is dropped by timestamp) and the old trace
 // is folded into ours; once maxBufferSize samples are in, the session stops and fires the event.
 import { nativeNow } from './host.js';
@@ -42,9 +42,10 @@ export class NativeSampler {
   }
 
   schedule() {
-    // As in Node: not before the buffer can be full, nor more often than every 10 hand-overs.
+    // As in Node: a quarter later than the buffer could be full, and never more often than
+    // every 10 hand-over times.
     const left = this.max - this.codec.info(this.h).samples;
-    const ms = Math.min(Math.max(left * this.intervalMs, 10 * this.handoverMs, 1), 0x7fffffff);
+    const ms = Math.min(Math.max(left * this.intervalMs * 1.25, 10 * this.handoverMs, 1), 0x7fffffff);
     this.timer = setTimeout(() => this.check(), ms);
   }
 

@@ -4,10 +4,11 @@
 // seeing each other's settings. Works on the main thread and in worker_threads (the session
 // connects to the thread it is created on).
 //
-// Samples are handed over only when a V8 profile stops, so a session runs in chunks: when the
-// sample buffer may be full (maxBufferSize × interval after the last chunk), a new chunk starts
-// on a fresh session before the old one stops (no gap; the overlap is dropped by timestamp),
-// and the old chunk is folded into the trace.
+// Samples are handed over only when a V8 profile stops, so a session may run in chunks: when the
+// sample buffer should be full (1.25 × maxBufferSize × interval after the last chunk), a new
+// chunk starts on a fresh session before the old one stops (no gap; the overlap is dropped by
+// timestamp), the old chunk is folded into the trace, and if the buffer is full the session
+// stops there (the new chunk is discarded) and fires samplebufferfull.
 import { nativeNow, isNode } from './host.js';
 import { domException } from './errors.js';
 
@@ -110,8 +111,9 @@ function stopChunk(chunk) {
 }
 
 /**
- * A running sampler for one profiling session. `trace` is the codec, `h` the trace handle,
- * `onFull()` is called (once, from a timer task) when the sample buffer is full.
+ * A running sampler for one profiling session: `codec` (profiler-trace.js) and `h` name the
+ * session's trace in the core; `onFull()` is called (once, from a timer task) when the sample
+ * buffer is full. `intervalMs` must be one supportedIntervalMs returned.
  */
 export class NodeSampler {
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
@@ -131,12 +133,15 @@ export class NodeSampler {
   }
 
   schedule() {
-    // Not before the buffer can be full, and never more often than every 10 hand-over times:
-    // restarting V8's profiler re-logs the compiled code (tens of ms in a big program), so this
-    // bounds the hand-overs' cost to about 10% of the time. The trace stays exact either way:
-    // it keeps the first maxBufferSize samples; only the event may come later.
+    // When to look: a quarter later than the buffer could be full at the nominal rate, and never
+    // more often than every 10 hand-over times. Hand-overs are worth avoiding: restarting V8's
+    // profiler re-logs the compiled code (tens of ms in a big program), and V8 does not attribute
+    // code it optimized on-stack while an earlier profiler ran, so a hot loop can lose its frame
+    // in later chunks. V8 samples a little below the nominal rate, so with the margin the first
+    // look usually finds the buffer full and no hand-over happens at all. The trace stays exact
+    // either way (it keeps the first maxBufferSize samples); only the event comes later.
     const left = this.max - this.codec.info(this.h).samples;
-    const ms = Math.min(Math.max(left * this.intervalMs, 10 * this.handoverMs, 1), 0x7fffffff);
+    const ms = Math.min(Math.max(left * this.intervalMs * 1.25, 10 * this.handoverMs, 1), 0x7fffffff);
     this.timer = setTimeout(() => this.check(), ms);
     if (typeof this.timer.unref === 'function') this.timer.unref();
   }
@@ -156,12 +161,11 @@ export class NodeSampler {
     this.timer = null;
     if (!this.chunk) return;
     const t0 = nativeNow();
-    const next = startChunk(this.intervalUs);
-    this.chunks++;
-    const old = this.chunk;
-    this.chunk = next;
     let full;
     try {
+      const old = this.chunk;
+      this.chunk = startChunk(this.intervalUs); // before the old one stops: no gap
+      this.chunks++;
       this.fold(stopChunk(old), old, Infinity);
       full = this.codec.info(this.h).samples >= this.max;
     } catch (e) {

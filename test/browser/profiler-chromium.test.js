@@ -130,8 +130,8 @@ test('several profilers at once, stopped in any order, samples after stop() left
     const b = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
     const bStart = performance.now();
     work.outerWork(200);
-    const bStopAt = performance.now();
     const pb = b.stop();
+    const bStopAt = performance.now(); // after stop() was invoked: an upper bound for b's samples
     work.spinFor(150);
     const ta = await a.stop();
     const tb = await pb;

@@ -2,7 +2,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import inspector from 'node:inspector';
-import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getProfiler, createProfilerClass } from '../../glue/profiler.js';
@@ -12,13 +11,11 @@ import { nodeSource } from '../../glue/profiler-node.js';
 import { spinFor, outerWork, spinAndYield } from './fixtures/profiler-work.mjs';
 import { assertTraceInvariants, framesOf, samplesIn, positionOf } from './profiler-helpers.mjs';
 
-// Seen on Node 20 (V8 11.3) in about 1 run in 10 of the whole suite: the frame of a hot function
-// (spinFor) is missing from a sample's stack, in V8's own .cpuprofile as much as in ours (its
-// caller gets the sample). With Sparkplug off it did not happen in 16 runs, so baseline code seems
-// to be what V8's profiler misattributes. These tests name known functions, so Sparkplug is off
-// for this process (each suite file runs in its own process); perfshim itself never changes the
-// engine flags of the user's process.
-v8.setFlagsFromString('--no-sparkplug');
+// A V8 limit these tests step around (Node 20, V8 11.3; reproduced with raw inspector sessions
+// alone): code optimized by on-stack replacement while one profiler ran is not attributed by the
+// next profiler, so a function made hot under an earlier profile can be missing from a later
+// one's stacks (its caller gets the samples). Each assertion on a function's frame therefore uses
+// a function that no earlier profile made hot.
 
 const Profiler = getProfiler();
 const FIXTURE = fileURLToPath(new URL('./fixtures/profiler-work.mjs', import.meta.url));
@@ -72,16 +69,23 @@ test('sample timestamps are on performance.now() clock, between marks around the
   assert.ok(t.samples.some((s) => s.timestamp > after));
 });
 
+function workBeforeStop(ms) {
+  const end = performance.now() + ms;
+  let x = 0;
+  while (performance.now() < end) x += Math.sqrt(x + 1);
+  return x;
+}
+
 test('samples taken after stop() are excluded', async () => {
   const p = new Profiler({ sampleInterval: 1, maxBufferSize: 10000 });
-  spinFor(50);
+  workBeforeStop(50);
   const promise = p.stop();
   const afterStop = performance.now();
   spinFor(30);
   const t = await promise;
   assert.ok(t.samples.length > 0);
   assert.ok(t.samples.every((s) => s.timestamp <= afterStop), 'no sample after stop()');
-  assert.ok(samplesIn(t, 'spinFor').length > 0, 'the work before stop() is in');
+  assert.ok(samplesIn(t, 'workBeforeStop').length > 0, 'the work before stop() is in');
 });
 
 test('(program), (idle) and (garbage collector) become stackless samples; gc gets its marker', async () => {
@@ -119,6 +123,20 @@ test('the buffer fills: samplebufferfull fires once, the profiler stops, stop() 
   await assert.rejects(p.stop(), (e) => e instanceof DOMException && e.name === 'InvalidStateError');
 });
 
+test('stop() before the buffer-full event is seen returns exactly the first maxBufferSize samples', async () => {
+  const created = performance.now();
+  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 20 });
+  let fired = 0;
+  p.onsamplebufferfull = () => fired++;
+  workBeforeStop(150); // never yields: the sampler's timer cannot look before stop()
+  const t = await p.stop();
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(fired, 0);
+  assert.equal(t.samples.length, 20);
+  assertTraceInvariants(t);
+  assert.ok(t.samples[0].timestamp >= created); // this session's, not another's
+});
+
 test('the buffer is not full while below maxBufferSize: every sample kept, no event', async () => {
   const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
   let fired = false;
@@ -130,13 +148,14 @@ test('the buffer is not full while below maxBufferSize: every sample kept, no ev
 });
 
 test('a buffer filled across handovers keeps one sample list in time order, no duplicates', async () => {
-  // maxBufferSize × interval = 60 ms, but with pauses the sampler hands over several chunks
-  // (a new session starts before the old one stops) until 300 samples are in.
+  // At 0.1 ms V8 takes well under half the nominal samples (about 4,700/s here), so the first
+  // look (1.25 × 300 × 0.1 ms) finds the buffer short and the sampler hands over chunks (a new
+  // session starts before the old one stops) until 300 samples are in.
   const core = loadCore();
   const codec = createTraceCodec(core);
   const h = codec.create(300);
   let trace = null;
-  const sampler = nodeSource.start(codec, h, 0.2, 300, () => { trace = codec.read(h); });
+  const sampler = nodeSource.start(codec, h, 0.1, 300, () => { trace = codec.read(h); });
   const end = performance.now() + 10000;
   while (!trace && performance.now() < end) {
     spinFor(3);
@@ -160,8 +179,9 @@ test('several profilers run at once, each with its own trace, stopped in any ord
   const c = new Profiler({ sampleInterval: 2, maxBufferSize: 10000 });
   const cStart = performance.now();
   spinFor(40);
-  const aStop = performance.now();
-  const ta = await a.stop();
+  const pa = a.stop();
+  const aStop = performance.now(); // after stop() was invoked: an upper bound for a's samples
+  const ta = await pa;
   spinFor(40);
   const tc = await c.stop();
   const cStop = performance.now();
@@ -193,8 +213,8 @@ test("a user's own inspector session keeps working alongside ours", async () => 
   // Ours saw the work; the user's profile covers before, during and after ours.
   assert.ok(samplesIn(t, 'outerWork').length > 0);
   const names = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
-  const userSpin = profile.samples.filter((id) => names.get(id) === 'spinFor').length;
-  assert.ok(userSpin > 0);
+  const userOuter = profile.nodes.filter((n) => n.callFrame.functionName === 'outerWork').length;
+  assert.ok(userOuter > 0, "the user's profile saw the work too");
   const spanMs = (profile.endTime - profile.startTime) / 1000;
   assert.ok(spanMs >= 140, `user's profile spans ${spanMs} ms`);
   // The user's session is still usable (its Profiler domain was not disabled by ours).
@@ -222,6 +242,7 @@ test('works in a worker thread, with timestamps on the worker clock', async () =
 });
 
 test('a running profiler that is dropped is collected, and its sampler stopped', async () => {
+  const v8 = await import('node:v8');
   const vm = await import('node:vm');
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc');
