@@ -2021,12 +2021,20 @@ function builtin(name) {
   }
   return null;
 }
+var syncBuiltins = isNode && (typeof process.getBuiltinModule === "function" || typeof require === "function");
 var inspectorModule2;
+if (isNode && !syncBuiltins) {
+  import("node:inspector").then((m) => {
+    inspectorModule2 = m.default || m;
+  }, () => {
+    inspectorModule2 = null;
+  });
+}
 function inspectorApi() {
-  if (inspectorModule2 === void 0) inspectorModule2 = builtin("node:inspector");
+  if (inspectorModule2 === void 0 && syncBuiltins) inspectorModule2 = builtin("node:inspector");
   return inspectorModule2;
 }
-var nodeSourceAvailable = isNode && (typeof process.getBuiltinModule === "function" || typeof require === "function");
+var nodeSourceAvailable = isNode;
 var MIN_INTERVAL_US = 100;
 var MAX_INTERVAL_US = 2147483647;
 function supportedIntervalMs(ms) {
@@ -2063,7 +2071,7 @@ function post(session, method, params) {
 function startChunk(intervalUs) {
   const inspector = inspectorApi();
   if (!inspector || typeof inspector.Session !== "function") {
-    throw domException("NotAllowedError", "this Node has no node:inspector (built without the inspector)");
+    throw domException("NotAllowedError", inspectorModule2 === void 0 ? "node:inspector is still loading (Node < 20.16 as an ES module): start the profiler after the first await" : "this Node has no node:inspector (built without the inspector)");
   }
   const session = new inspector.Session();
   session.connect();
@@ -2328,7 +2336,7 @@ function createProfilerClass(core = loadCore(), { source = defaultSource2() } = 
       } catch (e) {
         codec.free(h);
         if (e && e.name === "NotAllowedError") {
-          throw domException("NotAllowedError", `${ctx}: ${NOT_ALLOWED_HELP[source.name] || NOT_ALLOWED_HELP.none}`);
+          throw domException("NotAllowedError", `${ctx}: ${NOT_ALLOWED_HELP[source.name] || e.message || NOT_ALLOWED_HELP.none}`);
         }
         throw e;
       }

@@ -25,16 +25,23 @@ function builtin(name) {
 
 // node:inspector (with worker_threads and streams behind it) costs ~6 ms to load: it is loaded
 // when the first profiler starts, not when perfshim is imported.
+// Node 18 to 20.15 as an ES module has no synchronous way to load a builtin: there it is
+// fetched asynchronously at import (ready a few milliseconds later), the only case that pays
+// the cost up front.
+const syncBuiltins = isNode && (typeof process.getBuiltinModule === 'function' ||
+  typeof require === 'function'); // eslint-disable-line no-undef
 let inspectorModule;
+if (isNode && !syncBuiltins) {
+  import('node:inspector').then((m) => { inspectorModule = m.default || m; }, () => { inspectorModule = null; });
+}
 function inspectorApi() {
-  if (inspectorModule === undefined) inspectorModule = builtin('node:inspector');
+  if (inspectorModule === undefined && syncBuiltins) inspectorModule = builtin('node:inspector');
   return inspectorModule;
 }
 
-/** Whether this runtime can use the inspector source (Node with a way to load builtins
- *  synchronously; whether the inspector is compiled in is checked when a profiler starts). */
-export const nodeSourceAvailable = isNode && (typeof process.getBuiltinModule === 'function' ||
-  typeof require === 'function'); // eslint-disable-line no-undef
+/** Whether this runtime can use the inspector source (whether the inspector is compiled in is
+ *  checked when a profiler starts). */
+export const nodeSourceAvailable = isNode;
 
 // V8's sampler takes whole microseconds. It accepts smaller values, but 0 silently means its
 // default and below ~100 µs its thread cannot keep the pace (measured: ~4,700 samples/s asked
@@ -86,7 +93,9 @@ function startChunk(intervalUs) {
   const inspector = inspectorApi();
   if (!inspector || typeof inspector.Session !== 'function') {
     // The Profiler constructor turns this into its NotAllowedError.
-    throw domException('NotAllowedError', 'this Node has no node:inspector (built without the inspector)');
+    throw domException('NotAllowedError', inspectorModule === undefined
+      ? 'node:inspector is still loading (Node < 20.16 as an ES module): start the profiler after the first await'
+      : 'this Node has no node:inspector (built without the inspector)');
   }
   const session = new inspector.Session();
   session.connect();

@@ -95,7 +95,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
       } catch (e) {
         codec.free(h);
         if (e && e.name === 'NotAllowedError') {
-          throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP[source.name] || NOT_ALLOWED_HELP.none}`);
+          throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP[source.name] || e.message || NOT_ALLOWED_HELP.none}`);
         }
         throw e;
       }
