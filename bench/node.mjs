@@ -16,15 +16,20 @@ function time(fn, n) {
   return Number(process.hrtime.bigint() - t0) / n; // ns per op
 }
 
-/** Interleave rounds of two implementations; returns [hostNs, oursNs]. */
-function compare(label, setup, run, n, rounds = 7, target = '') {
+const yieldTask = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Interleave rounds of two implementations, yielding to the event loop between rounds (as
+ *  real code does: observers deliver); records [hostNs, oursNs]. */
+async function compare(label, setup, run, n, rounds = 7, target = '') {
   const h = [], o = [];
   for (let r = 0; r < rounds; r++) {
     for (const [impl, out] of r % 2 ? [[ours, o], [host, h]] : [[host, h], [ours, o]]) {
       impl.clearMarks(); impl.clearMeasures();
       const state = setup(impl);
+      await yieldTask();
       gc();
       out.push(time((k) => run(impl, k, state), n));
+      await yieldTask();
     }
   }
   host.clearMarks(); host.clearMeasures(); ours.clearMarks(); ours.clearMeasures();
@@ -34,21 +39,21 @@ function compare(label, setup, run, n, rounds = 7, target = '') {
 
 const names = Array.from({ length: 100 }, (_, i) => `name-${i}`);
 
-compare('mark(name)', () => null, (p, n) => { for (let i = 0; i < n; i++) p.mark(names[i % 100]); }, 50000, 7, '≤ 0.5');
-compare('mark(name, {detail})', () => null,
+await compare('mark(name)', () => null, (p, n) => { for (let i = 0; i < n; i++) p.mark(names[i % 100]); }, 50000, 7, '≤ 0.5');
+await compare('mark(name, {detail})', () => null,
   (p, n) => { for (let i = 0; i < n; i++) p.mark(names[i % 100], { detail: { step: i, label: 'x' } }); }, 50000, 7, '≤ 0.5');
-compare('measure(name, a, b) @1k', (p) => { for (let i = 0; i < 1000; i++) p.mark(names[i % 100]); },
+await compare('measure(name, a, b) @1k', (p) => { for (let i = 0; i < 1000; i++) p.mark(names[i % 100]); },
   (p, n) => { for (let i = 0; i < n; i++) p.measure('m', 'name-1', 'name-2'); }, 50000, 7, '≤ 0.5');
-compare('measure(name, a, b) @100k', (p) => { for (let i = 0; i < 100000; i++) p.mark(names[i % 100]); },
+await compare('measure(name, a, b) @100k', (p) => { for (let i = 0; i < 100000; i++) p.mark(names[i % 100]); },
   (p, n) => { for (let i = 0; i < n; i++) p.measure('m', 'name-1', 'name-2'); }, 50000, 5, '≤ 0.5, flat');
-compare('getEntriesByName → 10 @100k', (p) => {
+await compare('getEntriesByName → 10 @100k', (p) => {
   for (let i = 0; i < 99990; i++) p.mark(names[i % 100]);
   for (let i = 0; i < 10; i++) p.mark('needle');
 }, (p, n) => { let s = 0; for (let i = 0; i < n; i++) s += p.getEntriesByName('needle').length; if (s !== n * 10) throw new Error('wrong count'); }, 20, 5, '≤ 0.01');
 {
   const [OurObs, HostObs] = [OurObserver, HostObserver];
   let obsOurs, obsHost;
-  compare('mark() with 1 observer', (p) => {
+  await compare('mark() with 1 observer', (p) => {
     if (obsOurs) obsOurs.disconnect();
     if (obsHost) obsHost.disconnect();
     obsOurs = new OurObs(() => {}); obsOurs.observe({ type: 'mark' });
