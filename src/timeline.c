@@ -9,8 +9,8 @@
  *     order with respect to startTime", ties in insertion order. Clearing one name marks its
  *     slots dead in place (type DEAD) and the type list is compacted lazily, so clearMarks(name)
  *     costs O(entries removed), not O(buffer).
- *   - Per name: for each type, a list of that name's slots in the same order, plus the slot of
- *     the most recently added mark (for "convert a mark to a timestamp").
+ *   - Per name: for each type, a list of that name's slots in the same order; the tail of the
+ *     mark list is the mark "convert a mark to a timestamp" uses.
  *
  * Invariants: a live slot is in exactly one type list and one name list; a dead slot is in one
  * type list only, and is freed when that list is compacted; per-name lists never hold dead
@@ -42,7 +42,6 @@ typedef struct {
 
 typedef struct {
     ps_vec by_type[PS_TYPE_COUNT];
-    int32_t last_mark;
 } name_rec;
 
 static chunk **chunks;
@@ -61,9 +60,15 @@ static uint32_t recs_cap;
 double ps__timeline_start(uint32_t slot) { return AT(slot)->start[IX(slot)]; }
 uint32_t ps__timeline_name_count(void) { return names.live; }
 
+/* The mark a name converts to (User Timing §convert a mark to a timestamp: "the most recent
+ * occurrence ... in the performance entry buffer"): the tail of the name's mark list, i.e. the
+ * latest startTime, ties to the later one added. Chromium and Firefox both read it this way
+ * (their buffers are kept in startTime order). */
 int32_t ps__timeline_last_mark(uint32_t name_id)
 {
-    return name_id < recs_cap ? recs[name_id].last_mark : -1;
+    if (name_id >= recs_cap) return -1;
+    const ps_vec *v = &recs[name_id].by_type[PS_TYPE_MARK];
+    return v->len ? (int32_t)v->v[v->len - 1] : -1;
 }
 
 /* True when slot a comes strictly before slot b in timeline order. */
@@ -82,7 +87,6 @@ static int recs_fit(uint32_t id)
     name_rec *r = realloc(recs, (size_t)cap * sizeof(name_rec));
     if (!r) return PS_E_NOMEM;
     memset(r + recs_cap, 0, (size_t)(cap - recs_cap) * sizeof(name_rec));
-    for (uint32_t i = recs_cap; i < cap; i++) r[i].last_mark = -1;
     recs = r;
     recs_cap = cap;
     return PS_OK;
@@ -184,7 +188,6 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
     c->type[IX(slot)] = (uint8_t)type;
     insert_sorted(&t->list, slot);          /* capacity reserved above: cannot fail */
     insert_sorted(&r->by_type[type], slot);
-    if (type == PS_TYPE_MARK) r->last_mark = (int32_t)slot;
     if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
     return (int32_t)slot;
 }
@@ -241,7 +244,6 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
         t->dead += n;
         v->len = 0;
         if (v->cap > 64) ps__vec_free(v);
-        if (type == PS_TYPE_MARK) recs[name_id].last_mark = -1;
         if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
         return (int32_t)n;
     }
@@ -260,7 +262,6 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
         ps_vec *v = &recs[id].by_type[type];
         v->len = 0;
         if (v->cap > 64) ps__vec_free(v);
-        if (type == PS_TYPE_MARK) recs[id].last_mark = -1;
     }
     return (int32_t)k;
 }
@@ -307,7 +308,6 @@ PS_API int32_t ps_timeline_release_names(void)
         for (int t = 0; t < PS_TYPE_COUNT; t++) used |= r->by_type[t].len != 0;
         if (used) continue;
         for (int t = 0; t < PS_TYPE_COUNT; t++) ps__vec_free(&r->by_type[t]);
-        r->last_mark = -1;
         ps__pool_release(&names, id);
         out[k++] = id;
     }
