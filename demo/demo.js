@@ -1,18 +1,34 @@
 // The demo page: perfshim used as a user would, from the package's ES module entry.
 import * as perfshim from '../dist/perfshim.mjs';
+import { setupProfilerPanel } from './profiler-panel.js';
+import { setupMemoryPanel } from './memory-panel.js';
+import { setupExportPanel } from './export-panel.js';
 
 const ponyfill = !globalThis.PERFSHIM.force;
 if (!ponyfill) perfshim.install({ force: true });
 const perf = ponyfill ? perfshim.performance : globalThis.performance;
 const Observer = ponyfill ? perfshim.PerformanceObserver : globalThis.PerformanceObserver;
+const Profiler = ponyfill ? perfshim.Profiler : globalThis.Profiler;
 
 const here = new URL(location.href);
 const other = new URL(here);
 other.searchParams.set('mode', ponyfill ? 'installed' : 'ponyfill');
+const plain = location.pathname.startsWith('/demo/plain');
+const yes = (b) => `<b class="${b ? 'yes' : 'no'}">${b ? 'yes' : 'no'}</b>`;
 document.getElementById('mode').innerHTML =
-  `mode: <b>${ponyfill ? 'ponyfill (no globals touched)' : 'installed over the native APIs'}</b>` +
-  ` · cross-origin isolated: <b>${globalThis.crossOriginIsolated ? 'yes' : 'no'}</b>` +
-  `<a href="${other.pathname}${other.search}">switch to ${ponyfill ? 'installed' : 'ponyfill'}</a>`;
+  `<span class="seg"><a class="${ponyfill ? '' : 'on'}" href="${ponyfill ? other.pathname + other.search : '#'}">installed</a>` +
+  `<a class="${ponyfill ? 'on' : ''}" href="${ponyfill ? '#' : other.pathname + other.search}">ponyfill</a></span>` +
+  `<span class="seg"><a class="${plain ? '' : 'on'}" href="/demo/${location.search}">/demo/</a>` +
+  `<a class="${plain ? 'on' : ''}" href="/demo/plain/${location.search}">/demo/plain/</a></span>` +
+  `<span class="facts">cross-origin isolated ${yes(globalThis.crossOriginIsolated)} · ` +
+  `js-profiling policy ${yes(!plain)}</span>`;
+
+const badge = (id, text, kind) => {
+  const b = document.getElementById(id);
+  b.textContent = text;
+  b.className = `badge ${kind}`;
+};
+badge('timeline-source', ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over Chromium's", ponyfill ? 'polyfill' : 'native');
 
 const shown = [];   // entries on the waterfall, in arrival order
 const MAX_ROWS = 40;
@@ -116,6 +132,24 @@ document.getElementById('btn-clear').onclick = () => {
   shown.splice(0, shown.length, ...shown.filter((e) => e.entryType !== 'mark' && e.entryType !== 'measure'));
   draw();
 };
+
+// Which sample source the Profiler has here: a throwaway session tells (NotAllowedError without
+// the js-profiling document policy).
+function profilerSource() {
+  try {
+    const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1 });
+    p.stop().catch(() => {});
+    return DEMO_NATIVE.Profiler
+      ? { kind: 'native', badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}` }
+      : { kind: 'polyfill', badge: 'perfshim Profiler' };
+  } catch (e) {
+    return { kind: 'unavailable', badge: `new Profiler() throws ${e.name}`, errorName: e.name, message: e.message };
+  }
+}
+
+const exportsPanel = setupExportPanel({ perfshim, perf });
+setupProfilerPanel({ Profiler, source: profilerSource(), onTrace: (trace, info) => exportsPanel.setTrace(trace, info) });
+setupMemoryPanel({ perf });
 
 perf.mark('demo-ready', { detail: { mode: ponyfill ? 'ponyfill' : 'installed' } });
 globalThis.__demoReady = true;

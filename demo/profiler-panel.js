@@ -1,0 +1,218 @@
+// The profiler panel: run a workload under perfshim's Profiler, draw the trace as a flame graph
+// (identical stack paths merged, width = sample count) and a top-functions table.
+import { WORKLOADS, runWorkload } from './workloads.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** Identical stack paths merged into one tree: {name, frame, count, self, children: Map}. */
+export function aggregate(trace) {
+  const root = { name: 'all samples', frame: null, count: 0, self: 0, children: new Map() };
+  const paths = new Map(); // stackId -> frame ids, root first
+  const pathOf = (stackId) => {
+    if (paths.has(stackId)) return paths.get(stackId);
+    const frames = [];
+    for (let s = stackId; s !== undefined && s !== null;) {
+      const st = trace.stacks[s];
+      frames.push(st.frameId);
+      s = st.parentId;
+    }
+    frames.reverse();
+    paths.set(stackId, frames);
+    return frames;
+  };
+  for (const sample of trace.samples) {
+    root.count++;
+    if (sample.stackId === undefined || sample.stackId === null) { root.self++; continue; }
+    let node = root;
+    for (const f of pathOf(sample.stackId)) {
+      let child = node.children.get(f);
+      if (!child) {
+        const fr = trace.frames[f];
+        child = { name: fr.name || '(anonymous)', frame: fr, count: 0, self: 0, children: new Map() };
+        node.children.set(f, child);
+      }
+      child.count++;
+      node = child;
+    }
+    node.self++;
+  }
+  return root;
+}
+
+/** Self and total sample counts per function (name + resource + line); a function that
+ *  recurses counts once towards its total. */
+export function topFunctions(trace, root) {
+  const byKey = new Map();
+  const onPath = new Map(); // key -> how many times it is on the current path
+  const keyOf = (n) => `${n.name}|${n.frame.resourceId ?? ''}|${n.frame.line ?? ''}`;
+  const walk = (node) => {
+    for (const child of node.children.values()) {
+      const k = keyOf(child);
+      let row = byKey.get(k);
+      if (!row) {
+        const url = child.frame.resourceId !== undefined ? trace.resources[child.frame.resourceId] : '';
+        row = { name: child.name, where: url ? `${url.split('/').pop()}:${child.frame.line ?? '?'}` : '', self: 0, total: 0 };
+        byKey.set(k, row);
+      }
+      row.self += child.self;
+      const depth = onPath.get(k) || 0;
+      if (depth === 0) row.total += child.count;
+      onPath.set(k, depth + 1);
+      walk(child);
+      onPath.set(k, depth);
+    }
+  };
+  walk(root);
+  return [...byKey.values()].sort((a, b) => b.self - a.self || b.total - a.total);
+}
+
+const PALETTE = ['#ffb26b', '#ff9f5a', '#ffc58a', '#f9a66c', '#ffd39c', '#f5b77d'];
+function colorFor(node) {
+  const url = node.frame && node.frame.resourceId !== undefined;
+  if (!url) return '#c9d3e6'; // native / no resource
+  let h = 0;
+  for (const c of node.name) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return PALETTE[h % PALETTE.length];
+}
+
+/** Draw the merged tree as an icicle-style flame graph (root on top). Returns the boxes drawn. */
+export function drawFlame(canvas, root, trace) {
+  const boxes = [];
+  const dpr = window.devicePixelRatio || 1;
+  const width = canvas.clientWidth || 800;
+  let maxDepth = 0;
+  const depthOf = (n, d) => { maxDepth = Math.max(maxDepth, d); for (const c of n.children.values()) depthOf(c, d + 1); };
+  depthOf(root, 0);
+  const ROW = 18;
+  const height = Math.max(160, (maxDepth + 1) * ROW + 4);
+  canvas.style.height = `${height}px`;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  const ctx = canvas.getContext('2d');
+  ctx.scale(dpr, dpr);
+  ctx.clearRect(0, 0, width, height);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  if (!root.count) return boxes;
+  const scale = width / root.count;
+  const place = (node, x, depth) => {
+    const w = node.count * scale;
+    const y = depth * ROW;
+    ctx.fillStyle = node === root ? '#8da2c9' : colorFor(node);
+    ctx.fillRect(x, y, Math.max(0.5, w - 1), ROW - 1);
+    const url = node.frame && node.frame.resourceId !== undefined ? trace.resources[node.frame.resourceId] : '';
+    const label = node === root ? `all samples (${root.count})` : node.name;
+    if (w > 30) {
+      ctx.fillStyle = '#1d2330';
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(x, y, w - 2, ROW);
+      ctx.clip();
+      ctx.fillText(label, x + 4, y + ROW / 2);
+      ctx.restore();
+    }
+    boxes.push({ x, y, w, h: ROW - 1, name: label, samples: node.count, self: node.self,
+      where: url ? `${url}:${node.frame.line ?? '?'}:${node.frame.column ?? '?'}` : '(no resource)' });
+    let cx = x;
+    const kids = [...node.children.values()].sort((a, b) => a.name.localeCompare(b.name));
+    for (const c of kids) { place(c, cx, depth + 1); cx += c.count * scale; }
+  };
+  place(root, 0, 0);
+  canvas.dataset.functions = JSON.stringify([...new Set(boxes.map((b) => b.name))]);
+  return boxes;
+}
+
+export function setupProfilerPanel({ Profiler, onTrace, source }) {
+  const sel = $('prof-workload');
+  for (const [key, w] of Object.entries(WORKLOADS)) sel.append(new Option(w.label, key));
+  $('profiler-source').textContent = source.badge;
+  $('profiler-source').className = `badge ${source.kind}`;
+  const status = $('prof-status');
+  const btn = $('btn-profile');
+  const canvas = $('flame');
+  const tip = $('flame-tip');
+  let boxes = [];
+  let msPerSample = 10;
+
+  const setStatus = (html, kind = '') => { status.innerHTML = html; status.className = `status ${kind}`; };
+  if (source.kind === 'unavailable') {
+    setStatus(`<b>new Profiler() throws ${source.errorName}</b>: ${escapeHtml(source.message)}`, 'error');
+  } else {
+    setStatus('Choose a workload and press <b>profile</b>.');
+  }
+
+  canvas.addEventListener('mousemove', (ev) => {
+    const r = canvas.getBoundingClientRect();
+    const x = ev.clientX - r.left, y = ev.clientY - r.top;
+    const b = boxes.find((b) => x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h);
+    if (!b) { tip.hidden = true; return; }
+    tip.hidden = false;
+    tip.innerHTML = `<b>${escapeHtml(b.name)}</b><br>${b.samples} samples (~${(b.samples * msPerSample).toFixed(0)} ms), self ${b.self}<br><span class="where">${escapeHtml(b.where)}</span>`;
+    tip.style.left = `${Math.min(x + 12, r.width - 260)}px`;
+    tip.style.top = `${y + 14}px`;
+  });
+  canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+
+  btn.onclick = async () => {
+    const name = sel.value;
+    const sampleInterval = Number($('prof-interval').value);
+    const maxBufferSize = Number($('prof-buffer').value);
+    const ms = Number($('prof-duration').value);
+    let profiler;
+    try {
+      profiler = new Profiler({ sampleInterval, maxBufferSize });
+    } catch (e) {
+      setStatus(`<b>new Profiler() threw ${escapeHtml(e.name)}</b>: ${escapeHtml(e.message)}`, 'error');
+      return;
+    }
+    btn.disabled = true;
+    let full = false, fullAt = 0;
+    const t0 = performance.now();
+    profiler.addEventListener('samplebufferfull', () => { full = true; fullAt = performance.now() - t0; });
+    setStatus(`<span class="spinner"></span>profiling <b>${escapeHtml(WORKLOADS[name].label)}</b> — asked for ${sampleInterval} ms, sampling every ${profiler.sampleInterval} ms, buffer ${maxBufferSize} samples…`, 'busy');
+    await runWorkload(name, ms, { host: $('dom-host'), shouldStop: () => full });
+    if (full) {
+      // The draft: the session stopped when the buffer filled; its trace cannot be collected.
+      let outcome;
+      try { await profiler.stop(); outcome = 'stop() resolved'; } catch (e) { outcome = `stop() rejected with ${e.name}: ${e.message}`; }
+      setStatus(`<b>samplebufferfull</b> fired after ${fullAt.toFixed(0)} ms (buffer of ${maxBufferSize} samples at ${profiler.sampleInterval} ms): the profiler stopped itself (<code>stopped === ${profiler.stopped}</code>) and its trace is gone — ${escapeHtml(outcome)}. Use a larger buffer to see the flame graph.`, 'warn');
+      status.dataset.bufferfull = 'true';
+      btn.disabled = false;
+      return;
+    }
+    let trace;
+    try {
+      trace = await profiler.stop();
+    } catch (e) {
+      setStatus(`stop() rejected with ${escapeHtml(e.name)}: ${escapeHtml(e.message)}`, 'error');
+      btn.disabled = false;
+      return;
+    }
+    btn.disabled = false;
+    msPerSample = profiler.sampleInterval;
+    const root = aggregate(trace);
+    boxes = drawFlame(canvas, root, trace);
+    fillTop(topFunctions(trace, root), root.count, msPerSample);
+    setStatus(`<b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks from <b>${escapeHtml(WORKLOADS[name].label)}</b> at ${profiler.sampleInterval} ms. Hover the flame graph for details.`, 'ok');
+    onTrace(trace, { workload: name, sampleInterval: profiler.sampleInterval });
+  };
+}
+
+function fillTop(rows, totalSamples, msPerSample) {
+  const tbody = document.querySelector('#top tbody');
+  tbody.textContent = '';
+  for (const r of rows.slice(0, 14)) {
+    const tr = document.createElement('tr');
+    const fn = document.createElement('td');
+    fn.innerHTML = `<span class="fn">${escapeHtml(r.name)}</span> <span class="where">${escapeHtml(r.where)}</span>`;
+    const pct = (n) => `${(n * msPerSample).toFixed(0)} ms <small>${((100 * n) / totalSamples).toFixed(0)}%</small>`;
+    const self = document.createElement('td'); self.className = 'num'; self.innerHTML = pct(r.self);
+    const total = document.createElement('td'); total.className = 'num'; total.innerHTML = pct(r.total);
+    tr.append(fn, self, total);
+    tbody.append(tr);
+  }
+}
+
+export function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
