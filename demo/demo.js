@@ -54,6 +54,15 @@ function el(name, attrs, text) {
 
 function fmt(ms) { return `${ms.toFixed(1)} ms`; }
 
+/** Resource and navigation entries are named by URL: show the file, not the origin. */
+function shortName(e) {
+  if (e.entryType !== 'resource' && e.entryType !== 'navigation') return e.name;
+  try {
+    const u = new URL(e.name);
+    return u.pathname.split('/').filter(Boolean).pop() || u.pathname;
+  } catch { return e.name; }
+}
+
 function draw() {
   const svg = document.getElementById('waterfall');
   svg.textContent = '';
@@ -68,12 +77,12 @@ function draw() {
   for (let i = 0; i <= 4; i++) {
     const t = (end * i) / 4;
     svg.append(el('line', { x1: x(t), x2: x(t), y1: 0, y2: height, stroke: '#e6e9f2' }));
-    svg.append(el('text', { x: x(t) + 2, y: height - 4 }, fmt(t)));
+    svg.append(el('text', { x: i === 4 ? x(t) - 2 : x(t) + 2, y: height - 4, 'text-anchor': i === 4 ? 'end' : 'start' }, fmt(t)));
   }
   rows.forEach((e, i) => {
     const y = 6 + i * 16;
     const kind = e.entryType === 'mark' ? 'mark' : e.entryType === 'measure' ? 'measure' : 'native';
-    svg.append(el('text', { x: 4, y: y + 10 }, `${e.entryType}: ${e.name}`.slice(0, 28)));
+    svg.append(el('text', { x: 4, y: y + 10 }, `${e.entryType}: ${shortName(e)}`.slice(0, 30)));
     const w = kind === 'mark' ? 3 : Math.max(2, x(e.startTime + Math.abs(e.duration)) - x(e.startTime));
     const rect = el('rect', { x: x(e.startTime), y, width: w, height: 11, rx: 2, class: `bar-${kind}` });
     const detail = 'detail' in e && e.detail !== null ? `\ndetail: ${JSON.stringify(e.detail)}` : '';

@@ -101,7 +101,8 @@ export function drawFlame(canvas, root, trace) {
     ctx.fillStyle = node === root ? '#8da2c9' : colorFor(node);
     ctx.fillRect(x, y, Math.max(0.5, w - 1), ROW - 1);
     const url = node.frame && node.frame.resourceId !== undefined ? trace.resources[node.frame.resourceId] : '';
-    const label = node === root ? `all samples (${root.count})` : node.name;
+    const label = node === root
+      ? `all samples (${root.count}${root.self ? `, ${root.self} without a JS stack` : ''})` : node.name;
     if (w > 30) {
       ctx.fillStyle = '#1d2330';
       ctx.save();
@@ -135,7 +136,9 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
   let msPerSample = 10;
 
   const setStatus = (html, kind = '') => { status.innerHTML = html; status.className = `status ${kind}`; };
+  const placeholder = $('flame-empty');
   if (source.kind === 'unavailable') {
+    placeholder.textContent = 'No trace here: the profiler is not allowed in this document. Open /demo/ (served with Document-Policy: js-profiling) for a flame graph.';
     setStatus(`<b>new Profiler() throws ${source.errorName}</b>: ${escapeHtml(source.message)}`, 'error');
   } else {
     setStatus('Choose a workload and press <b>profile</b>.');
@@ -191,6 +194,7 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
     btn.disabled = false;
     msPerSample = profiler.sampleInterval;
     const root = aggregate(trace);
+    placeholder.hidden = true;
     boxes = drawFlame(canvas, root, trace);
     fillTop(topFunctions(trace, root), root.count, msPerSample);
     setStatus(`<b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks from <b>${escapeHtml(WORKLOADS[name].label)}</b> at ${profiler.sampleInterval} ms. Hover the flame graph for details.`, 'ok');
@@ -204,7 +208,7 @@ function fillTop(rows, totalSamples, msPerSample) {
   for (const r of rows.slice(0, 14)) {
     const tr = document.createElement('tr');
     const fn = document.createElement('td');
-    fn.innerHTML = `<span class="fn">${escapeHtml(r.name)}</span> <span class="where">${escapeHtml(r.where)}</span>`;
+    fn.innerHTML = `<span class="fn">${escapeHtml(r.name)}</span><span class="where">${escapeHtml(r.where || 'native')}</span>`;
     const pct = (n) => `${(n * msPerSample).toFixed(0)} ms <small>${((100 * n) / totalSamples).toFixed(0)}%</small>`;
     const self = document.createElement('td'); self.className = 'num'; self.innerHTML = pct(r.self);
     const total = document.createElement('td'); total.className = 'num'; total.innerHTML = pct(r.total);
