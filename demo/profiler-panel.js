@@ -4,9 +4,12 @@ import { WORKLOADS, runWorkload } from './workloads.js';
 
 const $ = (id) => document.getElementById(id);
 
-/** Identical stack paths merged into one tree: {name, frame, count, self, children: Map}. */
-export function aggregate(trace) {
-  const root = { name: 'all samples', frame: null, count: 0, self: 0, children: new Map() };
+/** Identical stack paths merged into one tree: {name, frame, count, self, ms, selfMs,
+ *  children: Map}. A sample weighs the time to the next sample (capped at twice the interval;
+ *  the last one weighs one interval): Chromium sometimes takes bursts of samples a fraction of
+ *  a millisecond apart, so sample counts alone overstate what ran then. */
+export function aggregate(trace, intervalMs) {
+  const root = { name: 'all samples', frame: null, count: 0, self: 0, ms: 0, selfMs: 0, children: new Map() };
   const paths = new Map(); // stackId -> frame ids, root first
   const pathOf = (stackId) => {
     if (paths.has(stackId)) return paths.get(stackId);
@@ -20,21 +23,27 @@ export function aggregate(trace) {
     paths.set(stackId, frames);
     return frames;
   };
-  for (const sample of trace.samples) {
+  const samples = trace.samples;
+  for (let i = 0; i < samples.length; i++) {
+    const sample = samples[i];
+    const w = i + 1 < samples.length ? Math.min(samples[i + 1].timestamp - sample.timestamp, 2 * intervalMs) : intervalMs;
     root.count++;
-    if (sample.stackId === undefined || sample.stackId === null) { root.self++; continue; }
+    root.ms += w;
+    if (sample.stackId === undefined || sample.stackId === null) { root.self++; root.selfMs += w; continue; }
     let node = root;
     for (const f of pathOf(sample.stackId)) {
       let child = node.children.get(f);
       if (!child) {
         const fr = trace.frames[f];
-        child = { name: fr.name || '(anonymous)', frame: fr, count: 0, self: 0, children: new Map() };
+        child = { name: fr.name || '(anonymous)', frame: fr, count: 0, self: 0, ms: 0, selfMs: 0, children: new Map() };
         node.children.set(f, child);
       }
       child.count++;
+      child.ms += w;
       node = child;
     }
     node.self++;
+    node.selfMs += w;
   }
   return root;
 }
@@ -54,9 +63,9 @@ export function topFunctions(trace, root) {
         row = { name: child.name, where: url ? `${url.split('/').pop()}:${child.frame.line ?? '?'}` : '', self: 0, total: 0 };
         byKey.set(k, row);
       }
-      row.self += child.self;
+      row.self += child.selfMs;
       const depth = onPath.get(k) || 0;
-      if (depth === 0) row.total += child.count;
+      if (depth === 0) row.total += child.ms;
       onPath.set(k, depth + 1);
       walk(child);
       onPath.set(k, depth);
@@ -94,15 +103,15 @@ export function drawFlame(canvas, root, trace) {
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   if (!root.count) return boxes;
-  const scale = width / root.count;
+  const scale = width / root.ms;
   const place = (node, x, depth) => {
-    const w = node.count * scale;
+    const w = node.ms * scale;
     const y = depth * ROW;
-    ctx.fillStyle = node === root ? '#8da2c9' : colorFor(node);
+    ctx.fillStyle = node === root ? '#8da2c9' : node.frame === null ? '#dde2ec' : colorFor(node);
     ctx.fillRect(x, y, Math.max(0.5, w - 1), ROW - 1);
     const url = node.frame && node.frame.resourceId !== undefined ? trace.resources[node.frame.resourceId] : '';
     const label = node === root
-      ? `all samples (${root.count}${root.self ? `, ${root.self} without a JS stack` : ''})` : node.name;
+      ? `all samples: ${root.count} over ${root.ms.toFixed(0)} ms${root.self ? `, ${root.self} without a JS stack` : ''}` : node.name;
     if (w > 30) {
       ctx.fillStyle = '#1d2330';
       ctx.save();
@@ -112,11 +121,16 @@ export function drawFlame(canvas, root, trace) {
       ctx.fillText(label, x + 4, y + ROW / 2);
       ctx.restore();
     }
-    boxes.push({ x, y, w, h: ROW - 1, name: label, samples: node.count, self: node.self,
+    boxes.push({ x, y, w, h: ROW - 1, name: label, samples: node.count, self: node.self, ms: node.ms, selfMs: node.selfMs,
       where: url ? `${url}:${node.frame.line ?? '?'}:${node.frame.column ?? '?'}` : '(no resource)' });
     let cx = x;
     const kids = [...node.children.values()].sort((a, b) => a.name.localeCompare(b.name));
-    for (const c of kids) { place(c, cx, depth + 1); cx += c.count * scale; }
+    if (node === root && root.selfMs > 0) {
+      // Samples without a JS stack (idle, or code Chromium could not walk) as a grey pseudo-frame.
+      const idle = { name: '(no JS stack)', frame: null, count: root.self, self: root.self, ms: root.selfMs, selfMs: root.selfMs, children: new Map() };
+      kids.push(idle);
+    }
+    for (const c of kids) { place(c, cx, depth + 1); cx += c.ms * scale; }
   };
   place(root, 0, 0);
   canvas.dataset.functions = JSON.stringify([...new Set(boxes.map((b) => b.name))]);
@@ -133,10 +147,17 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
   const canvas = $('flame');
   const tip = $('flame-tip');
   let boxes = [];
-  let msPerSample = 10;
 
   const setStatus = (html, kind = '') => { status.innerHTML = html; status.className = `status ${kind}`; };
   const placeholder = $('flame-empty');
+  const clearTrace = (why) => {
+    boxes = [];
+    canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+    canvas.dataset.functions = '[]';
+    document.querySelector('#top tbody').textContent = '';
+    placeholder.textContent = why;
+    placeholder.hidden = false;
+  };
   if (source.kind === 'unavailable') {
     placeholder.textContent = 'No trace here: the profiler is not allowed in this document. Open /demo/ (served with Document-Policy: js-profiling) for a flame graph.';
     setStatus(`<b>new Profiler() throws ${source.errorName}</b>: ${escapeHtml(source.message)}`, 'error');
@@ -150,13 +171,13 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
     const b = boxes.find((b) => x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h);
     if (!b) { tip.hidden = true; return; }
     tip.hidden = false;
-    tip.innerHTML = `<b>${escapeHtml(b.name)}</b><br>${b.samples} samples (~${(b.samples * msPerSample).toFixed(0)} ms), self ${b.self}<br><span class="where">${escapeHtml(b.where)}</span>`;
+    tip.innerHTML = `<b>${escapeHtml(b.name)}</b><br>total ${b.ms.toFixed(0)} ms (${b.samples} samples), self ${b.selfMs.toFixed(0)} ms (${b.self})<br><span class="where">${escapeHtml(b.where)}</span>`;
     tip.style.left = `${Math.min(x + 12, r.width - 260)}px`;
     tip.style.top = `${y + 14}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
 
-  btn.onclick = async () => {
+  btn.onclick = async function profileButtonClicked() {
     const name = sel.value;
     const sampleInterval = Number($('prof-interval').value);
     const maxBufferSize = Number($('prof-buffer').value);
@@ -178,7 +199,8 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
       // The draft: the session stopped when the buffer filled; its trace cannot be collected.
       let outcome;
       try { await profiler.stop(); outcome = 'stop() resolved'; } catch (e) { outcome = `stop() rejected with ${e.name}: ${e.message}`; }
-      setStatus(`<b>samplebufferfull</b> fired after ${fullAt.toFixed(0)} ms (buffer of ${maxBufferSize} samples at ${profiler.sampleInterval} ms): the profiler stopped itself (<code>stopped === ${profiler.stopped}</code>) and its trace is gone — ${escapeHtml(outcome)}. Use a larger buffer to see the flame graph.`, 'warn');
+      setStatus(`<b>samplebufferfull</b> fired after ${fullAt.toFixed(0)} ms (buffer of ${maxBufferSize} samples at ${profiler.sampleInterval} ms): the profiler stopped itself (<code>stopped === ${profiler.stopped}</code>) and its trace is gone — ${escapeHtml(outcome.replace(/\.*$/, ''))}. Use a larger buffer to see the flame graph.`, 'warn');
+      clearTrace('No trace: the buffer filled up and the session was discarded (samplebufferfull).');
       status.dataset.bufferfull = 'true';
       btn.disabled = false;
       return;
@@ -192,24 +214,23 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
       return;
     }
     btn.disabled = false;
-    msPerSample = profiler.sampleInterval;
-    const root = aggregate(trace);
+    const root = aggregate(trace, profiler.sampleInterval);
     placeholder.hidden = true;
     boxes = drawFlame(canvas, root, trace);
-    fillTop(topFunctions(trace, root), root.count, msPerSample);
+    fillTop(topFunctions(trace, root), root.ms);
     setStatus(`<b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks from <b>${escapeHtml(WORKLOADS[name].label)}</b> at ${profiler.sampleInterval} ms. Hover the flame graph for details.`, 'ok');
     onTrace(trace, { workload: name, sampleInterval: profiler.sampleInterval });
   };
 }
 
-function fillTop(rows, totalSamples, msPerSample) {
+function fillTop(rows, totalMs) {
   const tbody = document.querySelector('#top tbody');
   tbody.textContent = '';
   for (const r of rows.slice(0, 14)) {
     const tr = document.createElement('tr');
     const fn = document.createElement('td');
     fn.innerHTML = `<span class="fn">${escapeHtml(r.name)}</span><span class="where">${escapeHtml(r.where || 'native')}</span>`;
-    const pct = (n) => `${(n * msPerSample).toFixed(0)} ms <small>${((100 * n) / totalSamples).toFixed(0)}%</small>`;
+    const pct = (ms) => `${ms.toFixed(0)} ms <small>${((100 * ms) / totalMs).toFixed(0)}%</small>`;
     const self = document.createElement('td'); self.className = 'num'; self.innerHTML = pct(r.self);
     const total = document.createElement('td'); total.className = 'num'; total.innerHTML = pct(r.total);
     tr.append(fn, self, total);
