@@ -31,7 +31,7 @@ export function setupExportPanel({ perfshim, perf }) {
     }
     const missing = [...new Set(Object.values(EXPORTS).filter((x) => x.fn && !has(x.fn)).map((x) => x.fn))];
     status.textContent = missing.length
-      ? `Not available in this build: ${missing.join(', ')} (the trace exporters ship in a later build).`
+      ? `Not available in this build of perfshim: ${missing.map((f) => `${f}()`).join(', ')}.`
       : last ? '' : 'Run the profiler to export a trace.';
     status.className = `status ${missing.length ? 'muted' : ''}`;
   };

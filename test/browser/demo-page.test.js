@@ -17,7 +17,13 @@ const VIEWPORT = { width: 1280, height: 800 };
 let srv, browser, page, errors;
 before(async () => {
   await mkdir(SHOTS, { recursive: true });
-  srv = await serve({ headers: demoHeaders, routes: demoRoutes() });
+  // DEMO_DIST=path/to/perfshim.mjs serves another build of the package entry (e.g. a candidate
+  // with the trace exporters) in place of the committed dist/perfshim.mjs.
+  const routes = demoRoutes();
+  if (process.env.DEMO_DIST) {
+    routes['/dist/perfshim.mjs'] = { type: 'text/javascript; charset=utf-8', body: await readFile(process.env.DEMO_DIST) };
+  }
+  srv = await serve({ headers: demoHeaders, routes });
   browser = await launch(['--enable-blink-features=ForceEagerMeasureMemory']);
   ({ page, errors } = await open('/demo/'));
 });
