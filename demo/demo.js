@@ -68,7 +68,9 @@ function draw() {
   svg.textContent = '';
   const width = svg.clientWidth || 900;
   const rows = shown.slice().sort((a, b) => a.startTime - b.startTime);
-  const height = Math.max(120, 24 + rows.length * 16);
+  const ROW = 14, TOP = 4;
+  const labels = [];
+  const height = Math.max(120, TOP + 6 + rows.length * ROW);
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.style.height = `${height}px`;
   const end = Math.max(1, ...rows.map((e) => e.startTime + Math.max(0, e.duration)));
@@ -77,18 +79,24 @@ function draw() {
   for (let i = 0; i <= 4; i++) {
     const t = (end * i) / 4;
     svg.append(el('line', { x1: x(t), x2: x(t), y1: 0, y2: height, stroke: '#e6e9f2' }));
-    svg.append(el('text', { x: i === 4 ? x(t) - 2 : x(t) + 2, y: height - 4, 'text-anchor': i === 4 ? 'end' : 'start' }, fmt(t)));
+    const label = document.createElement('span');
+    label.textContent = fmt(t);
+    label.style[i === 4 ? 'right' : 'left'] = i === 4 ? `${width - x(t) + 2}px` : `${x(t) + 2}px`;
+    labels.push(label);
   }
+  document.getElementById('waterfall-axis').replaceChildren(...labels);
   rows.forEach((e, i) => {
-    const y = 6 + i * 16;
+    const y = TOP + i * ROW;
     const kind = e.entryType === 'mark' ? 'mark' : e.entryType === 'measure' ? 'measure' : 'native';
-    svg.append(el('text', { x: 4, y: y + 10 }, `${e.entryType}: ${shortName(e)}`.slice(0, 30)));
+    svg.append(el('text', { x: 4, y: y + 9 }, `${e.entryType}: ${shortName(e)}`.slice(0, 30)));
     const w = kind === 'mark' ? 3 : Math.max(2, x(e.startTime + Math.abs(e.duration)) - x(e.startTime));
-    const rect = el('rect', { x: x(e.startTime), y, width: w, height: 11, rx: 2, class: `bar-${kind}` });
+    const rect = el('rect', { x: x(e.startTime), y, width: w, height: 10, rx: 2, class: `bar-${kind}` });
     const detail = 'detail' in e && e.detail !== null ? `\ndetail: ${JSON.stringify(e.detail)}` : '';
-    rect.append(el('title', {}, `${e.entryType} "${e.name}"\nstartTime: ${fmt(e.startTime)}\nduration: ${fmt(e.duration)}${detail}`));
+    rect.dataset.tip = `${e.entryType} "${e.name}"\nstartTime: ${fmt(e.startTime)}\nduration: ${fmt(e.duration)}${detail}`;
     svg.append(rect);
   });
+  // Newest entries are at the bottom: keep them in view.
+  svg.parentElement.scrollTop = svg.parentElement.scrollHeight;
   const tbody = document.querySelector('#entries tbody');
   tbody.textContent = '';
   for (const e of rows.slice(-12)) {
@@ -102,6 +110,21 @@ function draw() {
     }
     tbody.append(tr);
   }
+}
+
+// Hover: the entry's name, times and detail in a tooltip.
+{
+  const svg = document.getElementById('waterfall');
+  const tip = document.getElementById('waterfall-tip');
+  svg.addEventListener('mousemove', (ev) => {
+    const text = ev.target.dataset && ev.target.dataset.tip;
+    if (!text) { tip.hidden = true; return; }
+    tip.textContent = text;
+    tip.hidden = false;
+    tip.style.left = `${Math.min(ev.clientX + 12, window.innerWidth - 300)}px`;
+    tip.style.top = `${Math.min(ev.clientY + 14, window.innerHeight - tip.offsetHeight - 8)}px`;
+  });
+  svg.addEventListener('mouseleave', () => { tip.hidden = true; });
 }
 
 // Our entries arrive through an observer; the browser's own through the same observer type

@@ -172,8 +172,8 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
     if (!b) { tip.hidden = true; return; }
     tip.hidden = false;
     tip.innerHTML = `<b>${escapeHtml(b.name)}</b><br>total ${b.ms.toFixed(0)} ms (${b.samples} samples), self ${b.selfMs.toFixed(0)} ms (${b.self})<br><span class="where">${escapeHtml(b.where)}</span>`;
-    tip.style.left = `${Math.min(x + 12, r.width - 260)}px`;
-    tip.style.top = `${y + 14}px`;
+    tip.style.left = `${Math.min(ev.clientX + 12, window.innerWidth - 280)}px`;
+    tip.style.top = `${Math.min(ev.clientY + 14, window.innerHeight - tip.offsetHeight - 8)}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
 

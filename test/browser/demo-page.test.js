@@ -103,10 +103,13 @@ test('timeline: the waterfall shows our marks and measures beside the native ent
   assert.ok(labels.some((l) => l.startsWith('navigation:')), 'the native navigation entry');
   assert.ok(labels.some((l) => l.startsWith('resource:')), 'native resource entries');
   assert.ok(labels.some((l) => l.startsWith('paint:')), 'native paint entries');
-  const titles = await page.locator('#waterfall rect title').allTextContents();
+  const titles = await page.locator('#waterfall rect').evaluateAll((rects) => rects.map((r) => r.dataset.tip));
   const workload = titles.find((t) => t.startsWith('measure "workload"'));
   assert.match(workload, /duration: \d+\.\d ms/);
   assert.match(workload, /detail: \{"steps":3\}/);
+  // The tooltip shows it on hover.
+  await page.locator('#waterfall rect').nth(titles.indexOf(workload)).hover();
+  assert.match(await page.locator('#waterfall-tip').innerText(), /measure "workload"/);
   await page.locator('#timeline-panel').screenshot({ path: join(SHOTS, 'timeline.png') });
 });
 
@@ -125,7 +128,11 @@ test('profiler: each workload\'s functions are in the flame graph and the top ta
     assert.match(r.top, /workloads\.js:\d+/, 'frames carry the workloads.js URL and a line');
     if (workload === 'sorting') await page.locator('#profiler-panel').screenshot({ path: join(SHOTS, 'profiler-sorting.png') });
   }
+  // Hovering a frame shows its name, time and position.
+  await page.locator('#flame').hover({ position: { x: 200, y: 18 * 2 + 9 } });
+  assert.match(await page.locator('#flame-tip').innerText(), /total \d+ ms \(\d+ samples\)/);
   await page.locator('#profiler-panel').screenshot({ path: join(SHOTS, 'profiler.png') });
+  await page.mouse.move(0, 0);
 });
 
 test('profiler: a small buffer fires samplebufferfull, and stop() then rejects', async () => {
