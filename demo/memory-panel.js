@@ -10,8 +10,9 @@ const fmtBytes = (b) => (b >= MB ? `${(b / MB).toFixed(1)} MB` : `${(b / 1024).t
 function labelOf(a) {
   const path = (() => { try { return new URL(a.url).pathname; } catch { return a.url || ''; } })();
   if (a.scope === 'cross-origin-aggregated') return 'cross-origin (aggregated)';
-  if (a.container) return `iframe #${a.container.id || '?'} — ${path}`;
-  if (a.scope === 'DedicatedWorkerGlobalScope') return `dedicated worker — ${path}`;
+  const file = path.split('/').pop() || path;
+  if (a.container) return `iframe #${a.container.id || '?'} — ${file}`;
+  if (a.scope === 'DedicatedWorkerGlobalScope') return `dedicated worker — ${file}`;
   if (a.scope === 'Window') return `this page — ${path}`;
   return `${a.scope || 'realm'} — ${path}`;
 }

@@ -93,7 +93,7 @@ export function drawFlame(canvas, root, trace) {
   const depthOf = (n, d) => { maxDepth = Math.max(maxDepth, d); for (const c of n.children.values()) depthOf(c, d + 1); };
   depthOf(root, 0);
   const ROW = 18;
-  const height = Math.max(160, (maxDepth + 1) * ROW + 4);
+  const height = Math.max(120, (maxDepth + 1) * ROW + 4);
   canvas.style.height = `${height}px`;
   canvas.width = Math.round(width * dpr);
   canvas.height = Math.round(height * dpr);

@@ -150,7 +150,7 @@ test('memory: the native measurement attributes memory to the iframe and the wor
   const r = await measureMemory(page);
   assert.equal(r.done, 'native', await text(page, '#mem-status'));
   assert.ok(r.attribution.some((l) => l.startsWith('iframe #memory-frame')), r.attribution.join(' | '));
-  assert.ok(r.attribution.some((l) => l.startsWith('dedicated worker') && l.endsWith('/demo/worker.js')), r.attribution.join(' | '));
+  assert.ok(r.attribution.some((l) => l.startsWith('dedicated worker') && l.endsWith('worker.js')), r.attribution.join(' | '));
   assert.ok(r.attribution.some((l) => l.startsWith('this page')), r.attribution.join(' | '));
   assert.ok(r.types.some((l) => l.includes('JavaScript')), r.types.join(' | '));
   assert.match(await text(page, '#memory-source'), /native \(cross-origin isolated\)/);
