@@ -180,7 +180,8 @@ function profilerSource() {
 }
 
 const exportsPanel = setupExportPanel({ perfshim, perf });
-setupProfilerPanel({ Profiler, source: profilerSource(), onTrace: (trace, info) => exportsPanel.setTrace(trace, info) });
+setupProfilerPanel({ Profiler, source: profilerSource(), fromCpuProfile: perfshim.fromCpuProfile,
+  onTrace: (trace, info) => exportsPanel.setTrace(trace, info) });
 setupMemoryPanel({ perf });
 
 perf.mark('demo-ready', { detail: { mode: ponyfill ? 'ponyfill' : 'installed' } });

@@ -137,7 +137,7 @@ export function drawFlame(canvas, root, trace) {
   return boxes;
 }
 
-export function setupProfilerPanel({ Profiler, onTrace, source }) {
+export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile }) {
   const sel = $('prof-workload');
   for (const [key, w] of Object.entries(WORKLOADS)) sel.append(new Option(w.label, key));
   $('profiler-source').textContent = source.badge;
@@ -164,6 +164,37 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
   } else {
     setStatus('Choose a workload and press <b>profile</b>.');
   }
+
+  const show = (trace, intervalMs) => {
+    const root = aggregate(trace, intervalMs);
+    placeholder.hidden = true;
+    boxes = drawFlame(canvas, root, trace);
+    fillTop(topFunctions(trace, root), root.ms);
+  };
+
+  // Open a .cpuprofile (Chrome DevTools, node --cpu-prof, or this page's export) through
+  // perfshim.fromCpuProfile, when the build has it.
+  const input = $('prof-import');
+  if (typeof fromCpuProfile !== 'function') {
+    input.disabled = true;
+    input.parentElement.title = 'perfshim.fromCpuProfile is not available in this build';
+    input.parentElement.classList.add('disabled');
+  }
+  input.onchange = async function importCpuProfile() {
+    const file = input.files[0];
+    if (!file) return;
+    try {
+      const trace = fromCpuProfile(await file.text());
+      const gaps = trace.samples.slice(1).map((x, i) => x.timestamp - trace.samples[i].timestamp).sort((a, b) => a - b);
+      const interval = gaps.length ? Math.max(0.01, gaps[gaps.length >> 1]) : 1;
+      show(trace, interval);
+      setStatus(`Opened <b>${escapeHtml(file.name)}</b> with <code>fromCpuProfile()</code>: <b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks (median interval ${interval.toFixed(2)} ms).`, 'ok');
+      onTrace(trace, { workload: file.name.replace(/\.(cpuprofile|json)$/, ''), sampleInterval: interval });
+    } catch (e) {
+      setStatus(`fromCpuProfile() threw ${escapeHtml(e.name)}: ${escapeHtml(e.message)}`, 'error');
+    }
+    input.value = '';
+  };
 
   canvas.addEventListener('mousemove', (ev) => {
     const r = canvas.getBoundingClientRect();
@@ -214,10 +245,7 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
       return;
     }
     btn.disabled = false;
-    const root = aggregate(trace, profiler.sampleInterval);
-    placeholder.hidden = true;
-    boxes = drawFlame(canvas, root, trace);
-    fillTop(topFunctions(trace, root), root.ms);
+    show(trace, profiler.sampleInterval);
     setStatus(`<b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks from <b>${escapeHtml(WORKLOADS[name].label)}</b> at ${profiler.sampleInterval} ms. Hover the flame graph for details.`, 'ok');
     onTrace(trace, { workload: name, sampleInterval: profiler.sampleInterval });
   };
@@ -226,7 +254,7 @@ export function setupProfilerPanel({ Profiler, onTrace, source }) {
 function fillTop(rows, totalMs) {
   const tbody = document.querySelector('#top tbody');
   tbody.textContent = '';
-  for (const r of rows.slice(0, 14)) {
+  for (const r of rows.slice(0, 10)) {
     const tr = document.createElement('tr');
     const fn = document.createElement('td');
     fn.innerHTML = `<span class="fn">${escapeHtml(r.name)}</span><span class="where">${escapeHtml(r.where || 'native')}</span>`;

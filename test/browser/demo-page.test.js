@@ -211,6 +211,24 @@ for (const [fn, button, file, check] of TRACE_EXPORTS) {
   });
 }
 
+test('import: the exported .cpuprofile opens again through perfshim.fromCpuProfile', async (t) => {
+  const has = await page.evaluate(async () => {
+    const m = await import('/dist/perfshim.mjs');
+    return typeof m.fromCpuProfile === 'function' && typeof m.toCpuProfile === 'function';
+  });
+  if (!has) {
+    assert.equal(await page.locator('#prof-import').isDisabled(), true);
+    t.skip('perfshim.fromCpuProfile/toCpuProfile are not in this build of dist/perfshim.mjs (the control is disabled)');
+    return;
+  }
+  const { name, json } = await download(page, '[data-export="cpuprofile"]');
+  await page.setInputFiles('#prof-import', { name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(json)) });
+  await page.waitForFunction(() => /fromCpuProfile/.test(document.getElementById('prof-status').textContent));
+  assert.match(await text(page, '#prof-status'), new RegExp(`Opened ${name.replace('.', '\\.')} with fromCpuProfile\\(\\): \\d+ samples`));
+  const flame = JSON.parse(await page.locator('#flame').getAttribute('data-functions'));
+  assert.ok(flame.some((n) => /insertionSortNumbers|bubbleSortNumbers/.test(n)), flame.join());
+});
+
 test('the whole page, installed (also saved as demo/screenshot.png)', async () => {
   await page.locator('#export-panel').screenshot({ path: join(SHOTS, 'export.png') });
   await page.evaluate(() => window.scrollTo(0, 0));

@@ -1,7 +1,9 @@
 // The demo page at /demo/plain/: the same page served without the js-profiling document policy
 // and without COOP/COEP, in both modes. The profiler panel shows the NotAllowedError with what
 // would allow it; the memory panel shows the performance.memory fallback (or, were it missing,
-// the rejection). Screenshots go to test-results/demo/.
+// the rejection). Chromium runs here without ForceEagerMeasureMemory, so /demo/'s native
+// measurement is pending for seconds: the panel says it is measuring. Screenshots go to
+// test-results/demo/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -66,3 +68,22 @@ for (const mode of ['installed', 'ponyfill']) {
     }
   });
 }
+
+test('/demo/ without ForceEagerMeasureMemory: the memory panel says it is measuring while Chromium waits for a GC', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    await page.goto(`${srv.url}/demo/`);
+    await page.waitForFunction(() => window.__demoReady === true);
+    await page.click('#btn-memory');
+    await page.waitForFunction(() => /measuring… [1-9]\.\d s/.test(document.getElementById('mem-status').textContent), null, { timeout: 5000 });
+    const status = page.locator('#mem-status');
+    if (!(await status.getAttribute('data-done'))) {
+      assert.match(await status.getAttribute('class'), /busy/);
+      assert.match(await status.innerText(), /next garbage collection/);
+      assert.equal(await page.locator('#btn-memory').isDisabled(), true);
+      await page.locator('#memory-panel').screenshot({ path: join(SHOTS, 'memory-measuring.png') });
+    }
+  } finally {
+    await page.close();
+  }
+});
