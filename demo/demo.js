@@ -28,7 +28,7 @@ const badge = (id, text, kind) => {
   b.textContent = text;
   b.className = `badge ${kind}`;
 };
-badge('timeline-source', ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over Chromium's", ponyfill ? 'polyfill' : 'native');
+badge('timeline-source', ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over Chromium's", 'polyfill');
 
 const shown = [];   // entries on the waterfall, in arrival order
 const MAX_ROWS = 40;
