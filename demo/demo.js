@@ -1,18 +1,34 @@
 // The demo page: perfshim used as a user would, from the package's ES module entry.
 import * as perfshim from '../dist/perfshim.mjs';
+import { setupProfilerPanel } from './profiler-panel.js';
+import { setupMemoryPanel } from './memory-panel.js';
+import { setupExportPanel } from './export-panel.js';
 
 const ponyfill = !globalThis.PERFSHIM.force;
 if (!ponyfill) perfshim.install({ force: true });
 const perf = ponyfill ? perfshim.performance : globalThis.performance;
 const Observer = ponyfill ? perfshim.PerformanceObserver : globalThis.PerformanceObserver;
+const Profiler = ponyfill ? perfshim.Profiler : globalThis.Profiler;
 
 const here = new URL(location.href);
 const other = new URL(here);
 other.searchParams.set('mode', ponyfill ? 'installed' : 'ponyfill');
+const plain = location.pathname.startsWith('/demo/plain');
+const yes = (b) => `<b class="${b ? 'yes' : 'no'}">${b ? 'yes' : 'no'}</b>`;
 document.getElementById('mode').innerHTML =
-  `mode: <b>${ponyfill ? 'ponyfill (no globals touched)' : 'installed over the native APIs'}</b>` +
-  ` · cross-origin isolated: <b>${globalThis.crossOriginIsolated ? 'yes' : 'no'}</b>` +
-  `<a href="${other.pathname}${other.search}">switch to ${ponyfill ? 'installed' : 'ponyfill'}</a>`;
+  `<span class="seg"><a class="${ponyfill ? '' : 'on'}" href="${ponyfill ? other.pathname + other.search : '#'}">installed</a>` +
+  `<a class="${ponyfill ? 'on' : ''}" href="${ponyfill ? '#' : other.pathname + other.search}">ponyfill</a></span>` +
+  `<span class="seg"><a class="${plain ? '' : 'on'}" href="/demo/${location.search}">/demo/</a>` +
+  `<a class="${plain ? 'on' : ''}" href="/demo/plain/${location.search}">/demo/plain/</a></span>` +
+  `<span class="facts">cross-origin isolated ${yes(globalThis.crossOriginIsolated)} · ` +
+  `js-profiling policy ${yes(!plain)}</span>`;
+
+const badge = (id, text, kind) => {
+  const b = document.getElementById(id);
+  b.textContent = text;
+  b.className = `badge ${kind}`;
+};
+badge('timeline-source', ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over Chromium's", 'polyfill');
 
 const shown = [];   // entries on the waterfall, in arrival order
 const MAX_ROWS = 40;
@@ -38,12 +54,23 @@ function el(name, attrs, text) {
 
 function fmt(ms) { return `${ms.toFixed(1)} ms`; }
 
+/** Resource and navigation entries are named by URL: show the file, not the origin. */
+function shortName(e) {
+  if (e.entryType !== 'resource' && e.entryType !== 'navigation') return e.name;
+  try {
+    const u = new URL(e.name);
+    return u.pathname.split('/').filter(Boolean).pop() || u.pathname;
+  } catch { return e.name; }
+}
+
 function draw() {
   const svg = document.getElementById('waterfall');
   svg.textContent = '';
   const width = svg.clientWidth || 900;
   const rows = shown.slice().sort((a, b) => a.startTime - b.startTime);
-  const height = Math.max(120, 24 + rows.length * 16);
+  const ROW = 14, TOP = 4;
+  const labels = [];
+  const height = Math.max(120, TOP + 6 + rows.length * ROW);
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.style.height = `${height}px`;
   const end = Math.max(1, ...rows.map((e) => e.startTime + Math.max(0, e.duration)));
@@ -52,18 +79,24 @@ function draw() {
   for (let i = 0; i <= 4; i++) {
     const t = (end * i) / 4;
     svg.append(el('line', { x1: x(t), x2: x(t), y1: 0, y2: height, stroke: '#e6e9f2' }));
-    svg.append(el('text', { x: x(t) + 2, y: height - 4 }, fmt(t)));
+    const label = document.createElement('span');
+    label.textContent = fmt(t);
+    label.style[i === 4 ? 'right' : 'left'] = i === 4 ? `${width - x(t) + 2}px` : `${x(t) + 2}px`;
+    labels.push(label);
   }
+  document.getElementById('waterfall-axis').replaceChildren(...labels);
   rows.forEach((e, i) => {
-    const y = 6 + i * 16;
+    const y = TOP + i * ROW;
     const kind = e.entryType === 'mark' ? 'mark' : e.entryType === 'measure' ? 'measure' : 'native';
-    svg.append(el('text', { x: 4, y: y + 10 }, `${e.entryType}: ${e.name}`.slice(0, 28)));
+    svg.append(el('text', { x: 4, y: y + 9 }, `${e.entryType}: ${shortName(e)}`.slice(0, 30)));
     const w = kind === 'mark' ? 3 : Math.max(2, x(e.startTime + Math.abs(e.duration)) - x(e.startTime));
-    const rect = el('rect', { x: x(e.startTime), y, width: w, height: 11, rx: 2, class: `bar-${kind}` });
+    const rect = el('rect', { x: x(e.startTime), y, width: w, height: 10, rx: 2, class: `bar-${kind}` });
     const detail = 'detail' in e && e.detail !== null ? `\ndetail: ${JSON.stringify(e.detail)}` : '';
-    rect.append(el('title', {}, `${e.entryType} "${e.name}"\nstartTime: ${fmt(e.startTime)}\nduration: ${fmt(e.duration)}${detail}`));
+    rect.dataset.tip = `${e.entryType} "${e.name}"\nstartTime: ${fmt(e.startTime)}\nduration: ${fmt(e.duration)}${detail}`;
     svg.append(rect);
   });
+  // Newest entries are at the bottom: keep them in view.
+  svg.parentElement.scrollTop = svg.parentElement.scrollHeight;
   const tbody = document.querySelector('#entries tbody');
   tbody.textContent = '';
   for (const e of rows.slice(-12)) {
@@ -77,6 +110,21 @@ function draw() {
     }
     tbody.append(tr);
   }
+}
+
+// Hover: the entry's name, times and detail in a tooltip.
+{
+  const svg = document.getElementById('waterfall');
+  const tip = document.getElementById('waterfall-tip');
+  svg.addEventListener('mousemove', (ev) => {
+    const text = ev.target.dataset && ev.target.dataset.tip;
+    if (!text) { tip.hidden = true; return; }
+    tip.textContent = text;
+    tip.hidden = false;
+    tip.style.left = `${Math.min(ev.clientX + 12, window.innerWidth - 300)}px`;
+    tip.style.top = `${Math.min(ev.clientY + 14, window.innerHeight - tip.offsetHeight - 8)}px`;
+  });
+  svg.addEventListener('mouseleave', () => { tip.hidden = true; });
 }
 
 // Our entries arrive through an observer; the browser's own through the same observer type
@@ -116,6 +164,25 @@ document.getElementById('btn-clear').onclick = () => {
   shown.splice(0, shown.length, ...shown.filter((e) => e.entryType !== 'mark' && e.entryType !== 'measure'));
   draw();
 };
+
+// Which sample source the Profiler has here: a throwaway session tells (NotAllowedError without
+// the js-profiling document policy).
+function profilerSource() {
+  try {
+    const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1 });
+    p.stop().catch(() => {});
+    return DEMO_NATIVE.Profiler
+      ? { kind: 'native', badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}` }
+      : { kind: 'polyfill', badge: 'perfshim Profiler' };
+  } catch (e) {
+    return { kind: 'unavailable', badge: `new Profiler() throws ${e.name}`, errorName: e.name, message: e.message };
+  }
+}
+
+const exportsPanel = setupExportPanel({ perfshim, perf });
+setupProfilerPanel({ Profiler, source: profilerSource(), fromCpuProfile: perfshim.fromCpuProfile,
+  onTrace: (trace, info) => exportsPanel.setTrace(trace, info) });
+setupMemoryPanel({ perf });
 
 perf.mark('demo-ready', { detail: { mode: ponyfill ? 'ponyfill' : 'installed' } });
 globalThis.__demoReady = true;

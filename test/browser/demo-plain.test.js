@@ -1,0 +1,89 @@
+// The demo page at /demo/plain/: the same page served without the js-profiling document policy
+// and without COOP/COEP, in both modes. The profiler panel shows the NotAllowedError with what
+// would allow it; the memory panel shows the performance.memory fallback (or, were it missing,
+// the rejection). Chromium runs here without ForceEagerMeasureMemory, so /demo/'s native
+// measurement is pending for seconds: the panel says it is measuring. Screenshots go to
+// test-results/demo/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serve, launch, ROOT } from './harness.js';
+import { demoHeaders, demoRoutes } from '../../demo/headers.mjs';
+
+const SHOTS = join(ROOT, 'test-results/demo');
+
+let srv, browser;
+before(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  srv = await serve({ headers: demoHeaders, routes: demoRoutes() });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+for (const mode of ['installed', 'ponyfill']) {
+  test(`/demo/plain/ (${mode}): the profiler's NotAllowedError and the memory fallback`, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    try {
+      await page.goto(`${srv.url}/demo/plain/${mode === 'ponyfill' ? '?mode=ponyfill' : ''}`);
+      await page.waitForFunction(() => window.__demoReady === true);
+      assert.match(await page.locator('#mode').innerText(), /cross-origin isolated no/);
+      assert.match(await page.locator('#timeline-source').innerText(), mode === 'ponyfill' ? /ponyfill/ : /installed over Chromium's/);
+
+      // Profiler: the badge and the status say NotAllowedError and what would allow it; pressing
+      // profile says it again.
+      assert.match(await page.locator('#profiler-source').innerText(), /new Profiler\(\) throws NotAllowedError/);
+      assert.match(await page.locator('#prof-status').innerText(), /NotAllowedError.*Document-Policy: js-profiling/s);
+      await page.click('#btn-profile');
+      assert.match(await page.locator('#prof-status').innerText(), /new Profiler\(\) threw NotAllowedError/);
+      assert.match(await page.locator('#flame-empty').innerText(), /not allowed in this document/);
+
+      // Memory: not isolated, so the labelled performance.memory fallback (this page only).
+      assert.match(await page.locator('#memory-source').innerText(), /fallback: performance\.memory/);
+      await page.click('#btn-memory');
+      await page.waitForFunction(() => document.getElementById('mem-status').dataset.done, null, { timeout: 20000 });
+      const done = await page.locator('#mem-status').getAttribute('data-done');
+      const status = await page.locator('#mem-status').innerText();
+      if (done === 'rejected') {
+        assert.match(status, /rejected with NotSupportedError/);
+      } else {
+        assert.equal(done, 'fallback', status);
+        assert.match(status, /performance\.memory/);
+        const types = await page.locator('#mem-by-type .bar-row').evaluateAll((rows) => rows.map((r) => r.dataset.label));
+        assert.ok(types.some((t) => t.includes('performance.memory')), types.join(' | '));
+        const attribution = await page.locator('#mem-by-attribution .bar-row').evaluateAll((rows) => rows.map((r) => r.dataset.label));
+        assert.deepEqual(attribution, ['this page — /demo/plain/']);
+      }
+      await page.locator('#profiler-panel').screenshot({ path: join(SHOTS, `plain-${mode}-profiler.png`) });
+      await page.locator('#memory-panel').screenshot({ path: join(SHOTS, `plain-${mode}-memory.png`) });
+      await page.screenshot({ path: join(SHOTS, `page-plain-${mode}.png`), fullPage: true });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+test('/demo/ without ForceEagerMeasureMemory: the memory panel says it is measuring while Chromium waits for a GC', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    await page.goto(`${srv.url}/demo/`);
+    await page.waitForFunction(() => window.__demoReady === true);
+    await page.click('#btn-memory');
+    await page.waitForFunction(() => /measuring… [1-9]\.\d s/.test(document.getElementById('mem-status').textContent), null, { timeout: 5000 });
+    const status = page.locator('#mem-status');
+    if (!(await status.getAttribute('data-done'))) {
+      assert.match(await status.getAttribute('class'), /busy/);
+      assert.match(await status.innerText(), /next garbage collection/);
+      assert.equal(await page.locator('#btn-memory').isDisabled(), true);
+      await page.locator('#memory-panel').screenshot({ path: join(SHOTS, 'memory-measuring.png') });
+    }
+  } finally {
+    await page.close();
+  }
+});
