@@ -29,6 +29,14 @@
 
 /* ---- the JSON writer ------------------------------------------------------------------------ */
 
+/* The writer's calls stay calls: inlined, each `raw(w, "...")` becomes a copy loop and the
+ * exporters grow by kilobytes (the module's size matters more than their speed). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
 typedef struct {
     uint8_t *b;
     size_t len, cap;
@@ -37,7 +45,7 @@ typedef struct {
 
 static writer W;
 
-static int room(writer *w, size_t n)
+NOINLINE static int room(writer *w, size_t n)
 {
     if (w->err) return 0;
     if (w->len + n <= w->cap) return 1;
@@ -53,23 +61,23 @@ static int room(writer *w, size_t n)
     return 1;
 }
 
-static void put(writer *w, const void *s, size_t n)
+NOINLINE static void put(writer *w, const void *s, size_t n)
 {
     if (!room(w, n)) return;
     memcpy(w->b + w->len, s, n);
     w->len += n;
 }
 
-static void raw(writer *w, const char *s) { put(w, s, strlen(s)); }
+NOINLINE static void raw(writer *w, const char *s) { put(w, s, strlen(s)); }
 
-static void ch(writer *w, char c)
+NOINLINE static void ch(writer *w, char c)
 {
     if (room(w, 1)) w->b[w->len++] = (uint8_t)c;
 }
 
 static const char HEX[] = "0123456789abcdef";
 
-static void u_escape(writer *w, uint32_t code)
+NOINLINE static void u_escape(writer *w, uint32_t code)
 {
     char e[6] = { '\\', 'u', HEX[(code >> 12) & 15], HEX[(code >> 8) & 15], HEX[(code >> 4) & 15], HEX[code & 15] };
     put(w, e, 6);
@@ -78,7 +86,7 @@ static void u_escape(writer *w, uint32_t code)
 /* A JSON string (RFC 8259 §7): quote, backslash and control characters escaped. The core holds
  * names as WTF-8 (glue/loader.js putString), so a lone surrogate (ED A0..BF xx) is written as its
  * \u escape, which JSON.parse turns back into the same UTF-16 code unit. */
-static void str(writer *w, const uint8_t *s, uint32_t n)
+NOINLINE static void str(writer *w, const uint8_t *s, uint32_t n)
 {
     ch(w, '"');
     uint32_t run = 0; /* start of the bytes copied as they are */
@@ -109,9 +117,9 @@ static void str(writer *w, const uint8_t *s, uint32_t n)
     ch(w, '"');
 }
 
-static void cstr(writer *w, const char *s) { str(w, (const uint8_t *)s, (uint32_t)strlen(s)); }
+NOINLINE static void cstr(writer *w, const char *s) { str(w, (const uint8_t *)s, (uint32_t)strlen(s)); }
 
-static void num(writer *w, long long v)
+NOINLINE static void num(writer *w, long long v)
 {
     char d[24];
     int k = 0;
@@ -122,7 +130,7 @@ static void num(writer *w, long long v)
 }
 
 /* `us` microseconds written as milliseconds: integer part, then up to three decimals. */
-static void ms(writer *w, long long us)
+NOINLINE static void ms(writer *w, long long us)
 {
     unsigned long long u = us < 0 ? 0ull - (unsigned long long)us : (unsigned long long)us;
     if (us < 0) ch(w, '-');
@@ -199,7 +207,7 @@ static int view_of(int32_t h, view *v)
     return PS_OK;
 }
 
-static void string_of(writer *w, const view *v, uint32_t kind, int32_t id)
+NOINLINE static void string_of(writer *w, const view *v, uint32_t kind, int32_t id)
 {
     uint32_t len = 0;
     const uint8_t *s = id >= 0 ? ps__trace_string(v->h, kind, (uint32_t)id, &len) : 0;
@@ -232,7 +240,7 @@ static uint32_t node_of_sample(const view *v, const meta_ids *m, uint32_t i)
     return v->mk[i] == PS_MARKER_GC ? m->gc : m->prog;
 }
 
-static void call_frame(writer *w, const view *v, int32_t frame, const char *meta)
+NOINLINE static void call_frame(writer *w, const view *v, int32_t frame, const char *meta)
 {
     raw(w, "\"callFrame\":{\"functionName\":");
     if (meta) cstr(w, meta);
@@ -376,7 +384,7 @@ PS_API int32_t ps_export_cpuprofile(int32_t h)
  * the same id carrying data.cpuProfile {nodes (each with its parent), samples} and
  * data.timeDeltas. All ts in µs on the trace's clock (ms since the time origin * 1000). */
 
-static void event_head(writer *w, const char *name, const char *ph, const char *cat,
+NOINLINE static void event_head(writer *w, const char *name, const char *ph, const char *cat,
                        uint32_t pid, uint32_t tid, long long ts)
 {
     raw(w, "{\"name\":");
