@@ -8,6 +8,7 @@
 //   toCpuProfile     Chrome DevTools .cpuprofile (DevTools protocol Profiler.Profile)
 //   toTraceEvents    Chrome trace-event JSON: the CPU profile (Profile/ProfileChunk) + user timing
 //   toSpeedscope     speedscope's file format (sampled profile, milliseconds)
+//   toFirefoxProfile the Firefox Profiler's processed profile format (version 58)
 //   fromCpuProfile   .cpuprofile -> ProfilerTrace, through the core's V8 import
 import { statusError } from './errors.js';
 import { createTraceCodec, MARKERS } from './profiler-trace.js';
@@ -178,6 +179,19 @@ export function createExporters(core) {
     return doc;
   }
 
+  /**
+   * The Firefox Profiler's processed profile format (version 58): one thread whose stack table
+   * is the trace's trie. `timeOrigin` (ms since the epoch, e.g. performance.timeOrigin) becomes
+   * meta.startTime; `interval` (ms) defaults to the mean sample interval.
+   */
+  function toFirefoxProfile(trace, options = {}) {
+    const op = 'toFirefoxProfile';
+    const { name = 'perfshim', timeOrigin = 0, interval = 0 } = options || {};
+    if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin)) throw fail(op, 'options.timeOrigin must be a finite number (ms since the epoch)');
+    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) throw fail(op, 'options.interval must be a non-negative number of ms');
+    return exportWith(op, trace, (h) => core.x.ps_export_firefox(h, core.putString(String(name)), timeOrigin, interval));
+  }
+
   /** Check a .cpuprofile and rebuild its node table as the core's V8 import reads it. */
   function normalizeCpuProfile(op, p) {
     if (p === null || typeof p !== 'object' || Array.isArray(p)) throw fail(op, `expected a .cpuprofile object, got ${describe(p)}`);
@@ -284,5 +298,5 @@ export function createExporters(core) {
     }
   }
 
-  return { toCpuProfile, toTraceEvents, toSpeedscope, fromCpuProfile };
+  return { toCpuProfile, toTraceEvents, toSpeedscope, toFirefoxProfile, fromCpuProfile };
 }

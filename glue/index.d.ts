@@ -137,5 +137,15 @@ export declare function toCpuProfile(trace: ProfilerTrace): CpuProfile;
 export declare function toTraceEvents(trace: ProfilerTrace, options?: TraceEventsOptions): TraceEventsFile;
 /** A ProfilerTrace as a speedscope file. */
 export declare function toSpeedscope(trace: ProfilerTrace, options?: { name?: string }): SpeedscopeFile;
+/** The Firefox Profiler's processed profile format, version 58 (one thread; tables as structs of arrays). */
+export interface FirefoxProfile {
+  meta: { interval: number; startTime: number; product: string; version: number; preprocessedProfileVersion: number; [key: string]: unknown };
+  libs: unknown[];
+  shared: { stringArray: string[]; sources: { uuid: (string | null)[]; filename: number[]; length: number } };
+  threads: Record<string, unknown>[];
+}
+/** A ProfilerTrace as a Firefox Profiler processed profile. timeOrigin: ms since the epoch
+ *  (meta.startTime); interval: ms (default: the mean sample interval). */
+export declare function toFirefoxProfile(trace: ProfilerTrace, options?: { name?: string; timeOrigin?: number; interval?: number }): FirefoxProfile;
 /** A .cpuprofile (object or JSON text) as a ProfilerTrace; sample times are µs / 1000 - offsetMs. */
 export declare function fromCpuProfile(profile: CpuProfile | string, options?: { offsetMs?: number }): ProfilerTrace;

@@ -44,5 +44,7 @@ export const toCpuProfile = exporters.toCpuProfile;
 export const toTraceEvents = exporters.toTraceEvents;
 /** A ProfilerTrace as a speedscope file object. */
 export const toSpeedscope = exporters.toSpeedscope;
+/** A ProfilerTrace as a Firefox Profiler processed profile (profiler.firefox.com). */
+export const toFirefoxProfile = exporters.toFirefoxProfile;
 /** A .cpuprofile (object or JSON text) as a ProfilerTrace. */
 export const fromCpuProfile = exporters.fromCpuProfile;

@@ -513,3 +513,221 @@ PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
     free(name);
     return finish(w);
 }
+
+/* ---- Firefox Profiler ------------------------------------------------------------------------
+ * The processed profile format, version 58 (firefox-devtools/profiler: src/types/profile.ts, the
+ * Profile / RawThread / tables types; docs-developer/CHANGELOG-formats.md for the versions:
+ * processed 58 puts stringArray and the sources table in profile.shared, gecko format 31). The
+ * profiler upgrades older processed versions on load, so a file written for 58 keeps opening.
+ * Tables are structs of arrays; our trie maps onto them directly: stackTable.prefix is the
+ * parent column (null for roots), one func and one frame per trace frame (a trace frame is a
+ * function at its definition position), one resource and one source per trace resource (type
+ * 5 = url). Strings: frame names, then resources, then "(garbage collector)" when a gc sample
+ * needs a frame (stackless gc samples get that frame's stack; other stackless samples have a
+ * null stack). Categories: 0 Other (grey, the default), 1 JavaScript, 2 GC / CC. Sample times
+ * are ms after meta.startTime, which is the time origin. */
+
+NOINLINE static void nulls_or(writer *w, const char *key, uint32_t n, const uint32_t *col, uint32_t extra)
+{
+    ch(w, '"');
+    raw(w, key);
+    raw(w, "\":[");
+    for (uint32_t i = 0; i < n + extra; i++) {
+        if (i) ch(w, ',');
+        if (i < n && col && col[i]) num(w, col[i]);
+        else raw(w, "null");
+    }
+    ch(w, ']');
+}
+
+NOINLINE static void repeat(writer *w, const char *key, const char *value, uint32_t n)
+{
+    ch(w, '"');
+    raw(w, key);
+    raw(w, "\":[");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i) ch(w, ',');
+        raw(w, value);
+    }
+    ch(w, ']');
+}
+
+NOINLINE static void length(writer *w, uint32_t n)
+{
+    raw(w, ",\"length\":");
+    num(w, n);
+    ch(w, '}');
+}
+
+PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, double interval_ms)
+{
+    view v;
+    if (!isfinite(start_ms) || isnan(interval_ms)) return PS_E_ARG;
+    uint8_t *name = malloc((size_t)name_len + 1);
+    if (!name) return PS_E_NOMEM;
+    memcpy(name, ps__exchange_bytes(), name_len);
+    if (view_of(h, &v) != PS_OK) { free(name); return PS_E_ARG; }
+    uint32_t nn = ps__trace_string_count(h, 1), gc = v.gc_hits ? 1 : 0;
+    writer *w = &W;
+    w->len = 0;
+    long long first = v.nsm ? to_us(v.ts[0]) : 0, last = v.nsm ? to_us(v.ts[v.nsm - 1]) : 0;
+    long long interval = interval_ms > 0 ? to_us(interval_ms)
+                       : v.nsm > 1 ? (last - first) / (long long)(v.nsm - 1) : 1000;
+    if (interval < 1) interval = 1;
+
+    raw(w, "{\"meta\":{\"interval\":");
+    ms(w, interval);
+    raw(w, ",\"startTime\":");
+    ms(w, to_us(start_ms));
+    if (v.nsm) {
+        raw(w, ",\"profilingStartTime\":");
+        ms(w, first);
+        raw(w, ",\"profilingEndTime\":");
+        ms(w, last + interval);
+    }
+    raw(w, ",\"processType\":0,\"product\":");
+    str(w, name, name_len);
+    raw(w, ",\"stackwalk\":0,\"version\":31,\"preprocessedProfileVersion\":58,"
+           "\"symbolicated\":true,\"importedFrom\":\"perfshim\",\"usesOnlyOneStackType\":true,"
+           "\"sourceCodeIsNotOnSearchfox\":true,\"markerSchema\":[],\"categories\":["
+           "{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":[\"Other\"]},"
+           "{\"name\":\"JavaScript\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]},"
+           "{\"name\":\"GC / CC\",\"color\":\"orange\",\"subcategories\":[\"Other\"]}]},"
+           "\"libs\":[],\"shared\":{\"stringArray\":[");
+    for (uint32_t i = 0; i < nn; i++) {
+        if (i) ch(w, ',');
+        string_of(w, &v, 1, (int32_t)i);
+    }
+    for (uint32_t i = 0; i < v.nr; i++) {
+        if (i || nn) ch(w, ',');
+        string_of(w, &v, 0, (int32_t)i);
+    }
+    if (gc) { if (nn || v.nr) ch(w, ','); raw(w, "\"(garbage collector)\""); }
+    raw(w, "],\"sources\":{");
+    repeat(w, "uuid", "null", v.nr);
+    raw(w, ",\"filename\":[");
+    for (uint32_t i = 0; i < v.nr; i++) {
+        if (i) ch(w, ',');
+        num(w, (long long)nn + i);
+    }
+    ch(w, ']');
+    length(w, v.nr);
+    raw(w, "},\"threads\":[{\"processType\":\"default\",\"processStartupTime\":0,"
+           "\"processShutdownTime\":null,\"registerTime\":0,\"unregisterTime\":null,"
+           "\"pausedRanges\":[],\"name\":");
+    str(w, name, name_len);
+    raw(w, ",\"isMainThread\":true,\"pid\":\"1\",\"tid\":1,");
+
+    /* samples */
+    uint32_t gc_stack = v.ns;
+    raw(w, "\"samples\":{\"stack\":[");
+    for (uint32_t i = 0; i < v.nsm; i++) {
+        if (i) ch(w, ',');
+        if (v.sstack[i] >= 0) num(w, v.sstack[i]);
+        else if (v.mk[i] == PS_MARKER_GC) num(w, gc_stack);
+        else raw(w, "null");
+    }
+    raw(w, "],\"time\":[");
+    for (uint32_t i = 0; i < v.nsm; i++) {
+        if (i) ch(w, ',');
+        ms(w, to_us(v.ts[i]));
+    }
+    raw(w, "],\"weight\":null,\"weightType\":\"samples\"");
+    length(w, v.nsm);
+    raw(w, ",\"markers\":{\"data\":[],\"name\":[],\"startTime\":[],\"endTime\":[],\"phase\":[],"
+           "\"category\":[],\"length\":0}");
+
+    /* stackTable: prefix = the trie's parent column */
+    raw(w, ",\"stackTable\":{\"frame\":[");
+    for (uint32_t s = 0; s < v.ns + gc; s++) {
+        if (s) ch(w, ',');
+        num(w, s < v.ns ? v.sframe[s] : v.nf);
+    }
+    raw(w, "],\"prefix\":[");
+    for (uint32_t s = 0; s < v.ns + gc; s++) {
+        if (s) ch(w, ',');
+        if (s < v.ns && v.sparent[s] >= 0) num(w, v.sparent[s]);
+        else raw(w, "null");
+    }
+    ch(w, ']');
+    length(w, v.ns + gc);
+
+    /* frameTable: frame i is func i */
+    uint32_t nf = v.nf + gc;
+    raw(w, ",\"frameTable\":{");
+    repeat(w, "address", "-1", nf);
+    ch(w, ',');
+    repeat(w, "inlineDepth", "0", nf);
+    raw(w, ",\"category\":[");
+    for (uint32_t f = 0; f < nf; f++) {
+        if (f) ch(w, ',');
+        ch(w, f < v.nf ? '1' : '2');
+    }
+    raw(w, "],");
+    repeat(w, "subcategory", "0", nf);
+    raw(w, ",\"func\":[");
+    for (uint32_t f = 0; f < nf; f++) {
+        if (f) ch(w, ',');
+        num(w, f);
+    }
+    raw(w, "],");
+    repeat(w, "nativeSymbol", "null", nf);
+    ch(w, ',');
+    repeat(w, "innerWindowID", "0", nf);
+    ch(w, ',');
+    nulls_or(w, "line", v.nf, v.fline, gc);
+    ch(w, ',');
+    nulls_or(w, "column", v.nf, v.fcol, gc);
+    length(w, nf);
+
+    /* funcTable */
+    raw(w, ",\"funcTable\":{\"name\":[");
+    for (uint32_t f = 0; f < nf; f++) {
+        if (f) ch(w, ',');
+        num(w, f < v.nf ? v.fname[f] : (long long)nn + v.nr);
+    }
+    raw(w, "],\"isJS\":[");
+    for (uint32_t f = 0; f < nf; f++) {
+        if (f) ch(w, ',');
+        raw(w, f < v.nf && v.fres[f] >= 0 ? "true" : "false");
+    }
+    raw(w, "],\"relevantForJS\":[");
+    for (uint32_t f = 0; f < nf; f++) {
+        if (f) ch(w, ',');
+        raw(w, f < v.nf && v.fres[f] < 0 ? "true" : "false");
+    }
+    raw(w, "],\"resource\":[");
+    for (uint32_t f = 0; f < nf; f++) {
+        if (f) ch(w, ',');
+        num(w, f < v.nf ? v.fres[f] : -1);
+    }
+    raw(w, "],\"source\":[");
+    for (uint32_t f = 0; f < nf; f++) {
+        if (f) ch(w, ',');
+        if (f < v.nf && v.fres[f] >= 0) num(w, v.fres[f]);
+        else raw(w, "null");
+    }
+    raw(w, "],");
+    nulls_or(w, "lineNumber", v.nf, v.fline, gc);
+    ch(w, ',');
+    nulls_or(w, "columnNumber", v.nf, v.fcol, gc);
+    length(w, nf);
+
+    /* resourceTable */
+    raw(w, ",\"resourceTable\":{");
+    repeat(w, "lib", "null", v.nr);
+    raw(w, ",\"name\":[");
+    for (uint32_t i = 0; i < v.nr; i++) {
+        if (i) ch(w, ',');
+        num(w, (long long)nn + i);
+    }
+    raw(w, "],");
+    repeat(w, "host", "null", v.nr);
+    ch(w, ',');
+    repeat(w, "type", "5", v.nr);
+    length(w, v.nr);
+    raw(w, ",\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],\"functionSize\":[],"
+           "\"length\":0}}]}");
+    free(name);
+    return finish(w);
+}

@@ -717,3 +717,10 @@ const uint8_t *ps__trace_string(int32_t h, uint32_t kind, uint32_t id, uint32_t 
     *len = p->len[id];
     return (const uint8_t *)p->str[id];
 }
+
+uint32_t ps__trace_string_count(int32_t h, uint32_t kind)
+{
+    trace *t = get(h);
+    if (!t || kind > 1) return 0;
+    return kind ? t->names.ids : t->resources.ids;
+}

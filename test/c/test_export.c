@@ -125,6 +125,12 @@ TEST(names_and_urls_are_escaped)
     p = parse(ps_export_trace_events(u, 7, 9));
     CHECK(p != 0);
     cJSON_Delete(p);
+    p = parse(ps_export_firefox(u, puts_("t\x01"), 0, 0));
+    CHECK(p != 0);
+    const cJSON *sa = get(get(p, "shared"), "stringArray");
+    CHECK(sa && strcmp(cJSON_GetArrayItem(sa, 0)->valuestring, name) == 0);
+    CHECK(sa && strcmp(cJSON_GetArrayItem(sa, 1)->valuestring, url) == 0);
+    cJSON_Delete(p);
     ps_trace_free(t);
     ps_trace_free(u);
 }
@@ -244,6 +250,52 @@ TEST(trace_events_carry_the_profile_as_one_chunk_with_parents)
     ps_trace_free(t);
 }
 
+TEST(firefox_tables_map_the_trie_with_prefix_as_parent)
+{
+    int32_t t = small_trace();
+    cJSON *p = parse(ps_export_firefox(t, puts_("thread \"1\""), 1.7e12, 0));
+    CHECK(p != 0);
+    const cJSON *meta = get(p, "meta");
+    CHECK_EQ_DBL(numv(meta, "preprocessedProfileVersion"), 58);
+    CHECK_EQ_DBL(numv(meta, "version"), 31);
+    CHECK_EQ_DBL(numv(meta, "startTime"), 1.7e12);
+    CHECK_EQ_DBL(numv(meta, "interval"), 1);   /* (5 - 1) ms over 4 intervals */
+    const cJSON *th = cJSON_GetArrayItem(get(p, "threads"), 0);
+    CHECK(strcmp(strv(th, "name"), "thread \"1\"") == 0);
+    char *prefix = cJSON_PrintUnformatted(get(get(th, "stackTable"), "prefix"));
+    char *frame = cJSON_PrintUnformatted(get(get(th, "stackTable"), "frame"));
+    char *stack = cJSON_PrintUnformatted(get(get(th, "samples"), "stack"));
+    char *time = cJSON_PrintUnformatted(get(get(th, "samples"), "time"));
+    char *strs = cJSON_PrintUnformatted(get(get(p, "shared"), "stringArray"));
+    CHECK(strcmp(prefix, "[null,0,1,0,null]") == 0);   /* + the gc stack */
+    CHECK(strcmp(frame, "[0,1,2,3,4]") == 0);
+    CHECK(strcmp(stack, "[1,3,4,null,2]") == 0);
+    CHECK(strcmp(time, "[1,2,2,3.5,5]") == 0);
+    CHECK(strcmp(strs, "[\"main\",\"a\",\"b\",\"c\",\"https://x/app.js\",\"https://x/lib.js\",\"(garbage collector)\"]") == 0);
+    free(prefix); free(frame); free(stack); free(time); free(strs);
+    const cJSON *func = get(th, "funcTable");
+    char *res = cJSON_PrintUnformatted(get(func, "resource"));
+    char *line = cJSON_PrintUnformatted(get(func, "lineNumber"));
+    char *isjs = cJSON_PrintUnformatted(get(func, "isJS"));
+    CHECK(strcmp(res, "[0,0,-1,1,-1]") == 0);
+    CHECK(strcmp(line, "[10,20,null,3,null]") == 0);
+    CHECK(strcmp(isjs, "[true,true,false,true,false]") == 0);
+    free(res); free(line); free(isjs);
+    CHECK_EQ_DBL(numv(get(th, "frameTable"), "length"), 5);
+    CHECK_EQ_DBL(numv(get(th, "resourceTable"), "length"), 2);
+    cJSON_Delete(p);
+    CHECK_EQ_INT(ps_export_firefox(t, 0, NAN, 0), PS_E_ARG);
+    ps_trace_free(t);
+    /* An empty trace: empty tables, no gc string. */
+    t = ps_trace_new(1);
+    p = parse(ps_export_firefox(t, puts_("e"), 0, 2));
+    CHECK(p != 0);
+    CHECK_EQ_INT(cJSON_GetArraySize(get(get(p, "shared"), "stringArray")), 0);
+    CHECK_EQ_DBL(numv(get(p, "meta"), "interval"), 2);
+    cJSON_Delete(p);
+    ps_trace_free(t);
+}
+
 TEST(deep_stacks_export_without_recursion)
 {
     int32_t t = ps_trace_new(10);
@@ -269,6 +321,7 @@ TEST(bad_handles_are_refused)
     CHECK_EQ_INT(ps_export_cpuprofile(999), PS_E_ARG);
     CHECK_EQ_INT(ps_export_speedscope(-1, 0), PS_E_ARG);
     CHECK_EQ_INT(ps_export_trace_events(12345, 1, 1), PS_E_ARG);
+    CHECK_EQ_INT(ps_export_firefox(0, 0, 0, 0), PS_E_ARG);
     ps_export_release();
     ps_export_release();   /* twice is fine */
 }
@@ -280,6 +333,7 @@ int main(void)
     RUN(cpuprofile_nodes_children_hits_and_deltas);
     RUN(speedscope_samples_are_root_first_with_weights_to_the_next_sample);
     RUN(trace_events_carry_the_profile_as_one_chunk_with_parents);
+    RUN(firefox_tables_map_the_trie_with_prefix_as_parent);
     RUN(deep_stacks_export_without_recursion);
     RUN(bad_handles_are_refused);
     ps_export_release();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { exportersUnderTest, HAND_BUILT } from './fixtures/export-traces.mjs';
 
 const ex = exportersUnderTest();
-const EXPORTS = ['toCpuProfile', 'toSpeedscope', 'toTraceEvents'];
+const EXPORTS = ['toCpuProfile', 'toSpeedscope', 'toTraceEvents', 'toFirefoxProfile'];
 const GOOD = HAND_BUILT.SHARED_PREFIXES;
 const withMember = (k, v) => ({ ...GOOD, [k]: v });
 
@@ -63,6 +63,12 @@ test('toTraceEvents refuses bad options and bad entries', () => {
   bad({ entries: [null] }, /entries\[0\] must be a PerformanceEntry-like object/);
   bad({ entries: [{ name: 'm', entryType: 'mark', startTime: 'x' }] }, /startTime must be a finite number/);
   bad({ entries: [{ name: 'm', entryType: 'measure', startTime: 1, duration: NaN }] }, /duration must be a finite number/);
+});
+
+test('toFirefoxProfile refuses a bad timeOrigin or interval', () => {
+  for (const options of [{ timeOrigin: NaN }, { timeOrigin: '0' }, { interval: -1 }, { interval: Infinity }]) {
+    assert.throws(() => ex.toFirefoxProfile(GOOD, options), (e) => e instanceof TypeError && /timeOrigin|interval/.test(e.message));
+  }
 });
 
 test('a detail that JSON cannot hold is left out rather than failing the export', () => {

@@ -6,10 +6,10 @@ import { getProfiler } from '../../glue/profiler.js';
 import { createRealm } from '../../glue/performance.js';
 import { outerWork } from './fixtures/profiler-work.mjs';
 import { framesOf } from './profiler-helpers.mjs';
-import { assertCpuProfile, assertSpeedscope, assertTraceEvents, cpuProfileFrames } from './fixtures/export-schemas.mjs';
+import { assertCpuProfile, assertSpeedscope, assertTraceEvents, assertFirefoxProfile, firefoxSampleNames, cpuProfileFrames } from './fixtures/export-schemas.mjs';
 import { exportersUnderTest, HAND_BUILT } from './fixtures/export-traces.mjs';
 
-const { toCpuProfile, toSpeedscope, toTraceEvents } = exportersUnderTest();
+const { toCpuProfile, toSpeedscope, toTraceEvents, toFirefoxProfile } = exportersUnderTest();
 
 let nodeTraceCache;
 async function nodeTrace() {
@@ -125,6 +125,42 @@ test('trace events: entries of other types are left out, an empty entry list add
   const withOthers = toTraceEvents(HAND_BUILT.GC_MARKERS, { entries: [{ name: 'x', entryType: 'resource', startTime: 1, duration: 2 }] });
   assert.deepEqual(withOthers, base);
   assert.equal(base.traceEvents.filter((e) => e.cat === 'blink.user_timing').length, 0);
+});
+
+test('Firefox processed profile: the documented tables, prefix = parent, samples replay the trace', async () => {
+  for (const [name, t] of Object.entries(await traces())) {
+    const p = toFirefoxProfile(t, { timeOrigin: 1.7e12, name: `thread ${name}` });
+    assertFirefoxProfile(p);
+    assert.equal(p.meta.startTime, 1.7e12);
+    assert.equal(p.threads[0].name, `thread ${name}`);
+    const ss = sorted(t);
+    const th = p.threads[0];
+    assert.equal(th.samples.length, ss.length, name);
+    ss.forEach((s, i) => {
+      assert.ok(Math.abs(th.samples.time[i] - s.timestamp) <= 0.0005 + 1e-9, `${name} sample ${i} time`);
+      const want = framesOf(t, s).map((f) => f.name);
+      const got = firefoxSampleNames(p, i);
+      if (want.length) assert.deepEqual(got, want, `${name} sample ${i}`);
+      else assert.deepEqual(got, s.marker === 'gc' ? ['(garbage collector)'] : [], `${name} sample ${i}`);
+    });
+  }
+});
+
+test('Firefox frames keep 1-based positions and their script as resource and source', () => {
+  const t = HAND_BUILT.UNICODE;
+  const p = toFirefoxProfile(t);
+  const th = p.threads[0], str = p.shared.stringArray;
+  const f = th.funcTable;
+  const i = f.name.findIndex((n) => str[n] === 'ünïcödé 漢字 😀');
+  assert.deepEqual([f.lineNumber[i], f.columnNumber[i]], [3, 4]);
+  assert.equal(str[th.resourceTable.name[f.resource[i]]], t.resources[0]);
+  assert.equal(str[p.shared.sources.filename[f.source[i]]], t.resources[0]);
+  assert.equal(f.isJS[i], true);
+  const anon = f.name.findIndex((n) => str[n] === '');
+  assert.deepEqual([f.resource[anon], f.source[anon], f.lineNumber[anon]], [-1, null, null]);
+  // interval: the mean sample interval unless given
+  assert.equal(p.meta.interval, 1);
+  assert.equal(toFirefoxProfile(t, { interval: 0.25 }).meta.interval, 0.25);
 });
 
 function exportersUnderTestCore() {
