@@ -110,3 +110,39 @@ test('lone surrogates in names reach the .cpuprofile as \\u escapes', () => {
   const cp = toCpuProfile(t);
   assert.equal(cp.nodes.find((n) => n.id === cp.samples[0]).callFrame.functionName, 'a\ud800b');
 });
+
+test('a .cpuprofile written by node --cpu-prof imports, and exports back with the same samples', async () => {
+  const { mkdtempSync, readdirSync, readFileSync, rmSync } = await import('node:fs');
+  const { execFileSync } = await import('node:child_process');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'perfshim-cpuprof-'));
+  try {
+    const work = 'function leaf(n){let x=0;for(let i=0;i<n;i++)x+=Math.sqrt(i);return x}' +
+      'function mid(){return leaf(2e5)}const end=Date.now()+150;while(Date.now()<end)mid();';
+    execFileSync(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '500', '--cpu-prof-dir', dir, '-e', work]);
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    const text = readFileSync(join(dir, file), 'utf8');
+    const original = JSON.parse(text);
+    const t = fromCpuProfile(text, { offsetMs: original.startTime / 1000 });
+    assertTraceInvariants(t);
+    assert.ok(t.frames.some((f) => f.name === 'leaf') && t.frames.some((f) => f.name === 'mid'), 'named functions arrive');
+    // Every V8 sample, in time order, against the trace's samples: same frames, same µs.
+    const rows = [];
+    let at = original.startTime;
+    original.samples.forEach((id, k) => {
+      at += original.timeDeltas[k];
+      rows.push([at, cpuProfileFrames(original, id).map((cf) => [cf.functionName, cf.url, cf.lineNumber + 1, cf.columnNumber + 1])]);
+    });
+    rows.sort((a, b) => a[0] - b[0]);
+    assert.equal(t.samples.length, rows.length);
+    t.samples.forEach((s, k) => {
+      assert.ok(Math.abs(s.timestamp - (rows[k][0] - original.startTime) / 1000) <= 0.001 + 1e-9, `sample ${k} time`);
+      const got = framesOf(t, s).map((f) => [f.name, f.resourceId === undefined ? '' : t.resources[f.resourceId], f.line || 0, f.column || 0]);
+      assert.deepEqual(got, rows[k][1], `sample ${k} frames`);
+    });
+    assertRoundTrip(t, fromCpuProfile(toCpuProfile(t)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
