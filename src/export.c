@@ -378,7 +378,9 @@ PS_API int32_t ps_export_cpuprofile(int32_t h)
 
 /* ---- Chrome trace events ----------------------------------------------------------------------
  * The Trace Event Format (docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
- * metadata events (ph "M": process_name, thread_name), and the CPU profile as Chrome's tracing
+ * metadata events (ph "M": process_name, thread_name), TracingStartedInBrowser and one RunTask
+ * (ph "X") spanning the samples, as DevTools' Performance panel expects of a page's main thread
+ * (the same events push-based/cpu-prof writes for DevTools), and the CPU profile as Chrome's tracing
  * writes it for DevTools: a "Profile" sample event (ph "P", category
  * disabled-by-default-v8.cpu_profiler, id) with data.startTime, then "ProfileChunk" events with
  * the same id carrying data.cpuProfile {nodes (each with its parent), samples} and
@@ -418,9 +420,15 @@ PS_API int32_t ps_export_trace_events(int32_t h, uint32_t pid, uint32_t tid)
     /* The event DevTools' Performance panel starts a recording at. */
     event_head(w, "TracingStartedInBrowser", "I", "disabled-by-default-devtools.timeline", pid, tid, start);
     raw(w, ",\"s\":\"t\",\"args\":{\"data\":{\"frameTreeNodeId\":1,\"persistentIds\":true,"
-           "\"frames\":[{\"frame\":\"perfshim\",\"url\":\"\",\"name\":\"\",\"processId\":");
+           "\"frames\":[{\"frame\":\"perfshim\",\"url\":\"\",\"name\":\"\",\"isInPrimaryMainFrame\":true,"
+           "\"isOutermostMainFrame\":true,\"processId\":");
     num(w, pid);
     raw(w, "}]}}},\n");
+    /* One task around the recording: DevTools' main-thread track draws samples inside tasks. */
+    event_head(w, "RunTask", "X", "devtools.timeline", pid, tid, start);
+    raw(w, ",\"dur\":");
+    num(w, end - start);
+    raw(w, ",\"args\":{}},\n");
     event_head(w, "Profile", "P", "disabled-by-default-v8.cpu_profiler", pid, tid, start);
     raw(w, ",\"id\":\"0x1\",\"args\":{\"data\":{\"startTime\":");
     num(w, start);

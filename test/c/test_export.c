@@ -78,7 +78,7 @@ TEST(an_empty_trace_exports_a_root_and_no_samples)
     cJSON_Delete(p);
     p = parse(ps_export_trace_events(t, 1, 1));
     CHECK(p != 0);
-    CHECK(cJSON_GetArraySize(get(p, "traceEvents")) == 5);
+    CHECK(cJSON_GetArraySize(get(p, "traceEvents")) == 6);
     cJSON_Delete(p);
     ps_trace_free(t);
 }
