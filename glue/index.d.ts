@@ -108,3 +108,44 @@ export declare class Profiler extends EventTarget {
   onsamplebufferfull: ((this: Profiler, ev: Event) => unknown) | null;
   stop(): Promise<ProfilerTrace>;
 }
+
+/** A Chrome DevTools / V8 .cpuprofile (the DevTools protocol's Profiler.Profile). Times in µs. */
+export interface CpuProfileCallFrame { functionName: string; scriptId: string; url: string; lineNumber: number; columnNumber: number }
+export interface CpuProfileNode { id: number; callFrame: CpuProfileCallFrame; hitCount?: number; children?: number[]; parent?: number }
+export interface CpuProfile { nodes: CpuProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] }
+/** One Chrome trace event (the Trace Event Format); ts in µs since the time origin. */
+export interface TraceEvent { name: string; ph: string; cat?: string; pid: number; tid: number; ts: number; id?: string; s?: string; args?: Record<string, unknown> }
+export interface TraceEventsFile { traceEvents: TraceEvent[] }
+export interface TraceEventsOptions {
+  /** PerformanceEntry-like objects (e.g. performance.getEntries()): marks and measures go in. */
+  entries?: Iterable<{ name: string; entryType: string; startTime: number; duration: number; detail?: unknown }>;
+  pid?: number;
+  tid?: number;
+}
+/** speedscope's file format (https://www.speedscope.app/file-format-schema.json). */
+export interface SpeedscopeFile {
+  $schema: 'https://www.speedscope.app/file-format-schema.json';
+  shared: { frames: { name: string; file?: string; line?: number; col?: number }[] };
+  profiles: { type: 'sampled'; name: string; unit: 'milliseconds'; startValue: number; endValue: number; samples: number[][]; weights: number[] }[];
+  name: string;
+  activeProfileIndex: number;
+  exporter: string;
+}
+/** A ProfilerTrace as a .cpuprofile object (0-based positions, µs). Throws TypeError for what is not a trace. */
+export declare function toCpuProfile(trace: ProfilerTrace): CpuProfile;
+/** A ProfilerTrace and the marks/measures of `options.entries` as Chrome trace-event JSON. */
+export declare function toTraceEvents(trace: ProfilerTrace, options?: TraceEventsOptions): TraceEventsFile;
+/** A ProfilerTrace as a speedscope file. */
+export declare function toSpeedscope(trace: ProfilerTrace, options?: { name?: string }): SpeedscopeFile;
+/** The Firefox Profiler's processed profile format, version 58 (one thread; tables as structs of arrays). */
+export interface FirefoxProfile {
+  meta: { interval: number; startTime: number; product: string; version: number; preprocessedProfileVersion: number; [key: string]: unknown };
+  libs: unknown[];
+  shared: { stringArray: string[]; sources: { uuid: (string | null)[]; filename: number[]; length: number } };
+  threads: Record<string, unknown>[];
+}
+/** A ProfilerTrace as a Firefox Profiler processed profile. timeOrigin: ms since the epoch
+ *  (meta.startTime); interval: ms (default: the mean sample interval). */
+export declare function toFirefoxProfile(trace: ProfilerTrace, options?: { name?: string; timeOrigin?: number; interval?: number }): FirefoxProfile;
+/** A .cpuprofile (object or JSON text) as a ProfilerTrace; sample times are µs / 1000 - offsetMs. */
+export declare function fromCpuProfile(profile: CpuProfile | string, options?: { offsetMs?: number }): ProfilerTrace;

@@ -33,3 +33,18 @@ export const droppedEntries = realm.droppedEntries;
 export function install(options) { return installInto(realm, options); }
 
 export default performance;
+
+// Trace exporters (Chrome .cpuprofile, trace events, speedscope) and the .cpuprofile importer,
+// over the realm's core (instantiated on the first call, like the rest).
+import { createExporters } from './export.js';
+const exporters = createExporters(realm.core);
+/** A ProfilerTrace as a Chrome DevTools .cpuprofile object (JSON.stringify it to save). */
+export const toCpuProfile = exporters.toCpuProfile;
+/** A ProfilerTrace (+ options.entries' marks and measures) as Chrome trace-event JSON. */
+export const toTraceEvents = exporters.toTraceEvents;
+/** A ProfilerTrace as a speedscope file object. */
+export const toSpeedscope = exporters.toSpeedscope;
+/** A ProfilerTrace as a Firefox Profiler processed profile (profiler.firefox.com). */
+export const toFirefoxProfile = exporters.toFirefoxProfile;
+/** A .cpuprofile (object or JSON text) as a ProfilerTrace. */
+export const fromCpuProfile = exporters.fromCpuProfile;

@@ -28,6 +28,7 @@
 #include <string.h>
 #include "internal.h"
 #include "trace.h"
+#include "trace_internal.h"
 
 #define NONE32 0xffffffffu
 
@@ -704,4 +705,22 @@ PS_API int32_t ps_trace_strings(int32_t h, uint32_t kind)
     o[1] = (double)total;
     o[2] = ascii;
     return (int32_t)p->ids;
+}
+
+/* For the exporters (trace_internal.h): one string without copying the pool into the blob. */
+const uint8_t *ps__trace_string(int32_t h, uint32_t kind, uint32_t id, uint32_t *len)
+{
+    trace *t = get(h);
+    if (!t || kind > 1) return 0;
+    const ps_pool *p = kind ? &t->names : &t->resources;
+    if (id >= p->ids) return 0;
+    *len = p->len[id];
+    return (const uint8_t *)p->str[id];
+}
+
+uint32_t ps__trace_string_count(int32_t h, uint32_t kind)
+{
+    trace *t = get(h);
+    if (!t || kind > 1) return 0;
+    return kind ? t->names.ids : t->resources.ids;
 }

@@ -21,6 +21,10 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+if [ -L node_modules ]; then
+  echo "install-deps: node_modules is a symlink (shared with another checkout); not running npm ci" >&2
+  exit 0
+fi
 # Only when a package is missing (a lockfile's mtime says nothing in a fresh clone or worktree).
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/esbuild ]; then
   echo "== npm ci"
