@@ -89,6 +89,7 @@ function createCore(bytes = decodeBase64(wasmBase64)) {
   const x = instance.exports;
   if (typeof x._initialize === "function") x._initialize();
   let outView = new Float64Array(0);
+  let u32View = new Uint32Array(0);
   const core = {
     module: module2,
     x,
@@ -140,6 +141,12 @@ function createCore(bytes = decodeBase64(wasmBase64)) {
     results(n) {
       return new Uint32Array(x.memory.buffer, x.ps_result_ptr(), n);
     },
+    /** The whole memory as u32 (a cached view, re-derived after memory grows): hot paths read
+     *  results at ps_result_ptr() >> 2 without allocating a view per call. */
+    u32() {
+      if (u32View.length === 0) u32View = new Uint32Array(x.memory.buffer);
+      return u32View;
+    },
     /** Read `len` UTF-8 bytes at `ptr`. */
     getString(ptr, len) {
       return (decoder || (decoder = new TextDecoder())).decode(new Uint8Array(x.memory.buffer, ptr, len));
@@ -166,7 +173,7 @@ function lazyCore(make = loadCore) {
     }
     return core;
   };
-  for (const key of ["module", "x", "memory", "grown", "putString", "results", "out", "getString"]) {
+  for (const key of ["module", "x", "memory", "grown", "putString", "results", "u32", "out", "getString"]) {
     Object.defineProperty(lazy, key, {
       configurable: true,
       enumerable: true,
@@ -666,12 +673,14 @@ var Timeline = class {
       id = this.names.get(name);
       if (id === void 0) return [];
     }
-    const n = this.core.x.ps_timeline_query(type, id);
+    const x = this.core.x;
+    const n = x.ps_timeline_query(type, id);
     if (n < 0) throw statusError(n, "perfshim");
-    const slots = this.core.results(n);
+    const mem = this.core.u32();
+    const base = x.ps_result_ptr() >>> 2;
     const objects = this.objects;
     const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = objects[slots[i]];
+    for (let i = 0; i < n; i++) out[i] = objects[mem[base + i]];
     return out;
   }
   /** The host's entries of the types we do not own, asked the way that host answers fastest. */
@@ -685,7 +694,7 @@ var Timeline = class {
       } catch {
         return [];
       }
-      return all.filter((e) => !TYPE_INDEX.has(e.entryType));
+      return all.length ? all.filter((e) => !TYPE_INDEX.has(e.entryType)) : all;
     }
     let out = [];
     for (const t of this.hostTypes) {
@@ -1924,15 +1933,24 @@ function createTraceCodec(core) {
       }
       const smap = new Array(t.stacks.length);
       const resolve = (id) => {
-        if (smap[id] !== void 0) {
-          if (smap[id] === null) throw statusError(-19, CONTEXT, "the stacks of the trace form a cycle");
-          return smap[id];
+        const chain = [];
+        let cur = id;
+        while (cur !== void 0) {
+          const known = smap[cur];
+          if (known === null) throw statusError(-19, CONTEXT, "the stacks of the trace form a cycle");
+          if (known !== void 0) break;
+          const s = t.stacks[cur];
+          if (!s || fmap[s.frameId] === void 0) throw statusError(-19, CONTEXT, `stack ${cur} is malformed`);
+          smap[cur] = null;
+          chain.push(cur);
+          cur = s.parentId;
         }
-        const s = t.stacks[id];
-        if (!s || fmap[s.frameId] === void 0) throw statusError(-19, CONTEXT, `stack ${id} is malformed`);
-        smap[id] = null;
-        const p = s.parentId === void 0 ? -1 : resolve(s.parentId);
-        return smap[id] = check(core.x.ps_trace_stack(h, p, fmap[s.frameId]));
+        let parent = cur === void 0 ? -1 : smap[cur];
+        for (let i = chain.length - 1; i >= 0; i--) {
+          const c = chain[i];
+          parent = smap[c] = check(core.x.ps_trace_stack(h, parent, fmap[t.stacks[c].frameId]));
+        }
+        return parent;
       };
       let added = 0;
       for (let i = 0; i < t.samples.length; i++) {

@@ -32,6 +32,7 @@ export function createCore(bytes = decodeBase64(wasmBase64)) {
   const x = instance.exports;
   if (typeof x._initialize === 'function') x._initialize();
   let outView = new Float64Array(0);
+  let u32View = new Uint32Array(0);
   const core = {
     module,
     x,
@@ -70,6 +71,12 @@ export function createCore(bytes = decodeBase64(wasmBase64)) {
     },
     /** A fresh view of `n` u32 results of the last query (views die when memory grows). */
     results(n) { return new Uint32Array(x.memory.buffer, x.ps_result_ptr(), n); },
+    /** The whole memory as u32 (a cached view, re-derived after memory grows): hot paths read
+     *  results at ps_result_ptr() >> 2 without allocating a view per call. */
+    u32() {
+      if (u32View.length === 0) u32View = new Uint32Array(x.memory.buffer);
+      return u32View;
+    },
     /** Read `len` UTF-8 bytes at `ptr`. */
     getString(ptr, len) {
       return (decoder || (decoder = new TextDecoder())).decode(new Uint8Array(x.memory.buffer, ptr, len));
@@ -103,7 +110,7 @@ export function lazyCore(make = loadCore) {
     }
     return core;
   };
-  for (const key of ['module', 'x', 'memory', 'grown', 'putString', 'results', 'out', 'getString']) {
+  for (const key of ['module', 'x', 'memory', 'grown', 'putString', 'results', 'u32', 'out', 'getString']) {
     Object.defineProperty(lazy, key, {
       configurable: true,
       enumerable: true,

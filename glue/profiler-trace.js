@@ -130,18 +130,29 @@ export function createTraceCodec(core) {
         if (r === undefined) throw statusError(-19, CONTEXT, `frame ${i} names resource ${f.resourceId}, which does not exist`);
         fmap[i] = check(core.x.ps_trace_frame(h, core.putString(String(f.name)), r, f.line || 0, f.column || 0));
       }
-      // Stacks may (in principle) name a parent that comes later: resolve with memoization.
+      // Stacks may (in principle) name a parent that comes later: resolve with memoization,
+      // iteratively (walk up to a known ancestor, then intern downwards), so that a very deep
+      // stack cannot overflow the JavaScript stack.
       const smap = new Array(t.stacks.length);
       const resolve = (id) => {
-        if (smap[id] !== undefined) {
-          if (smap[id] === null) throw statusError(-19, CONTEXT, 'the stacks of the trace form a cycle');
-          return smap[id];
+        const chain = [];
+        let cur = id;
+        while (cur !== undefined) {
+          const known = smap[cur];
+          if (known === null) throw statusError(-19, CONTEXT, 'the stacks of the trace form a cycle');
+          if (known !== undefined) break;
+          const s = t.stacks[cur];
+          if (!s || fmap[s.frameId] === undefined) throw statusError(-19, CONTEXT, `stack ${cur} is malformed`);
+          smap[cur] = null; // on the walk: meeting it again is a cycle
+          chain.push(cur);
+          cur = s.parentId;
         }
-        const s = t.stacks[id];
-        if (!s || fmap[s.frameId] === undefined) throw statusError(-19, CONTEXT, `stack ${id} is malformed`);
-        smap[id] = null;
-        const p = s.parentId === undefined ? -1 : resolve(s.parentId);
-        return (smap[id] = check(core.x.ps_trace_stack(h, p, fmap[s.frameId])));
+        let parent = cur === undefined ? -1 : smap[cur];
+        for (let i = chain.length - 1; i >= 0; i--) {
+          const c = chain[i];
+          parent = smap[c] = check(core.x.ps_trace_stack(h, parent, fmap[t.stacks[c].frameId]));
+        }
+        return parent;
       };
       let added = 0;
       for (let i = 0; i < t.samples.length; i++) {

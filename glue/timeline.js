@@ -73,12 +73,14 @@ export class Timeline {
       id = this.names.get(name);
       if (id === undefined) return [];
     }
-    const n = this.core.x.ps_timeline_query(type, id);
+    const x = this.core.x;
+    const n = x.ps_timeline_query(type, id);
     if (n < 0) throw statusError(n, 'perfshim');
-    const slots = this.core.results(n);
+    const mem = this.core.u32();
+    const base = x.ps_result_ptr() >>> 2;
     const objects = this.objects;
     const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = objects[slots[i]];
+    for (let i = 0; i < n; i++) out[i] = objects[mem[base + i]];
     return out;
   }
 
@@ -94,7 +96,7 @@ export class Timeline {
       } catch {
         return [];
       }
-      return all.filter((e) => !TYPE_INDEX.has(e.entryType));
+      return all.length ? all.filter((e) => !TYPE_INDEX.has(e.entryType)) : all;
     }
     // Node scans every buffer for a name (its own marks too): ask type by type instead.
     let out = [];

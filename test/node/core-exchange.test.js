@@ -24,11 +24,14 @@ test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogate
 test('views are re-derived after the memory grows', () => {
   const core = createCore();
   const out = core.out();
+  const whole = core.u32();
   const before = core.memory.buffer.byteLength;
   // Ask for 64 MiB of exchange buffer: the memory must grow, detaching old views.
   assert.notEqual(core.x.ps_exchange_reserve(64 * 1024 * 1024), 0);
   assert.ok(core.memory.buffer.byteLength > before, 'memory grew');
   assert.equal(out.length, 0, 'the old view is detached');
+  assert.equal(whole.length, 0, 'the old whole-memory view too');
+  assert.equal(core.u32().length, core.memory.buffer.byteLength / 4, 'u32() is re-derived over the grown memory');
   const name = (s) => core.x.ps_timeline_intern(core.putString(s));
   const a = name('a');
   assert.ok(core.x.ps_timeline_add(0, a, 5, 0) >= 0);
