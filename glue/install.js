@@ -17,6 +17,8 @@ function defineValue(obj, key, value, enumerable) {
 
 /** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
 export function timelineShortfalls() {
+  // Node's perf_hooks is known not to conform: no need to probe it (the probe loads internals).
+  if (isNode) return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
   const why = [];
   if (!nativePerformance || !native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
   if (!native.PerformanceMark) {
@@ -32,7 +34,6 @@ export function timelineShortfalls() {
   if (!native.PerformanceObserver || !Array.isArray(native.PerformanceObserver.supportedEntryTypes)) {
     why.push('no PerformanceObserver.supportedEntryTypes');
   }
-  if (isNode) why.push("Node's perf_hooks queries overflow the stack past ~120,000 buffered entries");
   return why;
 }
 
