@@ -560,6 +560,19 @@ NOINLINE static void repeat(writer *w, const char *key, const char *value, uint3
     ch(w, ']');
 }
 
+/* "key":[first, first+1, ..., first+n-1] */
+NOINLINE static void counting(writer *w, const char *key, long long first, uint32_t n)
+{
+    ch(w, '"');
+    raw(w, key);
+    raw(w, "\":[");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i) ch(w, ',');
+        num(w, first + i);
+    }
+    ch(w, ']');
+}
+
 NOINLINE static void length(writer *w, uint32_t n)
 {
     raw(w, ",\"length\":");
@@ -613,12 +626,8 @@ PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, 
     if (gc) { if (nn || v.nr) ch(w, ','); raw(w, "\"(garbage collector)\""); }
     raw(w, "],\"sources\":{");
     repeat(w, "uuid", "null", v.nr);
-    raw(w, ",\"filename\":[");
-    for (uint32_t i = 0; i < v.nr; i++) {
-        if (i) ch(w, ',');
-        num(w, (long long)nn + i);
-    }
-    ch(w, ']');
+    ch(w, ',');
+    counting(w, "filename", (long long)nn, v.nr);
     length(w, v.nr);
     raw(w, "},\"threads\":[{\"processType\":\"default\",\"processStartupTime\":0,"
            "\"processShutdownTime\":null,\"registerTime\":0,\"unregisterTime\":null,"
@@ -724,12 +733,9 @@ PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, 
     /* resourceTable */
     raw(w, ",\"resourceTable\":{");
     repeat(w, "lib", "null", v.nr);
-    raw(w, ",\"name\":[");
-    for (uint32_t i = 0; i < v.nr; i++) {
-        if (i) ch(w, ',');
-        num(w, (long long)nn + i);
-    }
-    raw(w, "],");
+    ch(w, ',');
+    counting(w, "name", (long long)nn, v.nr);
+    ch(w, ',');
     repeat(w, "host", "null", v.nr);
     ch(w, ',');
     repeat(w, "type", "5", v.nr);
