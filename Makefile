@@ -20,7 +20,7 @@ NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson 
 
 GLUE := $(sort $(wildcard glue/*.js))
 
-.PHONY: all wasm dist deps test test-c test-node test-browser bench check-built demo clean toolchain
+.PHONY: all wasm dist deps test test-c test-node test-browser test-fuzz bench check-built demo clean toolchain
 all: wasm dist
 
 toolchain:
@@ -62,6 +62,21 @@ build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
 test-c: $(C_TESTS)
 	@for t in $(C_TESTS); do echo "== $$t"; ./$$t || exit 1; done
 
+# Fuzz targets (libFuzzer + ASan/UBSan) for the core's parsers, tries and writers; `make test`
+# runs each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 10
+FUZZ_TARGETS := $(patsubst test/fuzz/%.c,build/%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
+build/fuzz_%: test/fuzz/fuzz_%.c $(SRC) $(HDR) $(CJSON)
+	@mkdir -p build
+	clang-14 -std=c11 -g -O1 -Isrc -Ithird_party/cjson -DPS_DEBUG \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(SRC) $(CJSON) $< -o $@ -lm
+
+test-fuzz: $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do echo "== $$t ($(FUZZ_SECONDS) s)"; \
+	  if ./$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 > $$t.log 2>&1; \
+	  then grep -E "stat::number_of_executed_units" $$t.log; \
+	  else tail -40 $$t.log; exit 1; fi; done
+
 test-node: deps wasm build/perfshim.debug.wasm
 	$(NODE) --test test/node/
 	@echo "== the Node suites again, on the debug build"
@@ -70,8 +85,8 @@ test-node: deps wasm build/perfshim.debug.wasm
 test-browser: deps wasm dist
 	$(NODE) --test test/browser/
 
-# Every test: native C under sanitizers, Node suites, Chromium suites.
-test: test-c test-node test-browser
+# Every test: native C under sanitizers, fuzzing, Node suites, Chromium suites.
+test: test-c test-fuzz test-node test-browser
 
 # CI: the committed wasm/ and dist/ must be what the committed sources build.
 check-built: node_modules/.package-lock.json $(CJSON)

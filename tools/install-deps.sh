@@ -11,6 +11,8 @@ command -v patch >/dev/null 2>&1 || need+=(patch)
 command -v xz >/dev/null 2>&1 || need+=(xz-utils)
 command -v dpkg-source >/dev/null 2>&1 || need+=(dpkg-dev)
 command -v make >/dev/null 2>&1 || need+=(make)
+# libFuzzer's runtime for the fuzz targets (clang-14 itself comes with emscripten)
+[ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then

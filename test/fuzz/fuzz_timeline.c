@@ -1,0 +1,56 @@
+/* Fuzz the entry buffer with random operation sequences (add, clear by name, clear all, query,
+ * measure, caps, name release) and check its invariants after each query: results are sorted
+ * by (startTime, insertion), belong to the asked type and name, and counts agree. */
+#include <stdlib.h>
+#include <string.h>
+#include "perfshim.h"
+
+static int32_t intern(uint8_t k)
+{
+    char s[8] = "n?";
+    s[1] = (char)('a' + k % 8);
+    memcpy(ps_exchange_reserve(2), s, 2);
+    return ps_timeline_intern(2);
+}
+
+static void check_query(int32_t type, int32_t name)
+{
+    int32_t n = ps_timeline_query(type, name);
+    if (n < 0) abort();
+    uint32_t *r = malloc((size_t)n * 4 + 4);
+    memcpy(r, ps_result_ptr(), (size_t)n * 4);
+    double prev = -1e300;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t t = ps_timeline_entry(r[i]);
+        if (t < 0 || (type >= 0 && t != type)) abort();
+        double *out = ps_out_ptr();
+        if (out[0] < prev) abort();
+        if (name >= 0 && (int32_t)out[2] != name) abort();
+        prev = out[0];
+    }
+    if (type >= 0 && name < 0 && (uint32_t)n != ps_timeline_count((uint32_t)type)) abort();
+    free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    for (size_t i = 0; i + 2 < size; i += 3) {
+        uint8_t op = data[i] % 8, a = data[i + 1], b = data[i + 2];
+        int32_t name = intern(a);
+        uint32_t type = a & 1 ? PS_TYPE_MEASURE : PS_TYPE_MARK;
+        switch (op) {
+        case 0: case 1: case 2: ps_timeline_add(type, (uint32_t)name, b % 16, b % 3); break;
+        case 3: ps_timeline_clear(type, name); break;
+        case 4: if (b < 16) ps_timeline_clear(type, -1); break;
+        case 5: check_query(b % 3 == 0 ? -1 : (int32_t)type, b & 1 ? name : -1); break;
+        case 6: ps_usertiming_measure(b & 1, 0, PS_ARG_MARK, name, b & 2 ? PS_ARG_TIME : 0, b % 7, PS_ARG_TIME, b, 100); break;
+        case 7: if (b < 8) ps_timeline_set_limit(type, b); else if (b > 250) ps_timeline_release_names(); break;
+        }
+    }
+    check_query(-1, -1);
+    ps_timeline_clear(PS_TYPE_MARK, -1);
+    ps_timeline_clear(PS_TYPE_MEASURE, -1);
+    ps_timeline_set_limit(PS_TYPE_MARK, 0);
+    ps_timeline_set_limit(PS_TYPE_MEASURE, 0);
+    return 0;
+}

@@ -1,0 +1,57 @@
+/* Fuzz the profiler trie through the V8 import (the one parser of untrusted layout in the
+ * core) and every exporter: no crash, and every export is JSON that parses. The input is cut
+ * into a node table (eight u32 a record, then a string region) and a sample list. */
+#include <stdlib.h>
+#include <string.h>
+#include "cJSON.h"
+#include "trace.h"
+#include "export.h"
+
+static void check_export(int32_t st)
+{
+    if (st != PS_OK) return;
+    const double *out = ps_out_ptr();
+    const char *p = (const char *)(uintptr_t)out[0];
+    size_t n = (size_t)out[1];
+    cJSON *j = cJSON_ParseWithLength(p, n);
+    if (!j) abort();
+    cJSON_Delete(j);
+    ps_export_release();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 4 || size > 1 << 14) return 0;
+    uint32_t records = data[0] % 24, samples = data[1] % 64, max = 1 + data[2] % 40;
+    data += 4;
+    size -= 4;
+    size_t table = (size_t)records * 32;
+    if (table > size) return 0;
+    int32_t h = ps_trace_new(max);
+    if (h < 0) return 0;
+    uint8_t *ex = ps_exchange_reserve((uint32_t)size + 1);
+    memcpy(ex, data, size);
+    if (ps_trace_import_v8_nodes(h, records, (uint32_t)(size - table)) == PS_OK && records) {
+        /* Samples: node ids drawn from the table's ids, deltas from the input. */
+        uint32_t ids[24];
+        for (uint32_t i = 0; i < records; i++) memcpy(&ids[i], data + i * 32, 4);
+        ex = ps_exchange_reserve(samples * 8 + 8);
+        for (uint32_t i = 0; i < samples; i++) {
+            uint8_t b = data[(i * 7) % size];
+            int32_t id = (int32_t)ids[b % records], delta = (int32_t)(b % 5) * 250;
+            memcpy(ex + i * 4, &id, 4);
+            memcpy(ex + samples * 4 + i * 4, &delta, 4);
+        }
+        ps_trace_import_v8_samples(h, samples, 1000, 0, -1e300, 1e300);
+    }
+    check_export(ps_export_cpuprofile(h));
+    uint8_t *name = ps_exchange_reserve(4);
+    memcpy(name, "fuzz", 4);
+    check_export(ps_export_speedscope(h, 4));
+    check_export(ps_export_trace_events(h, 1, 1));
+    name = ps_exchange_reserve(4);
+    memcpy(name, "fuzz", 4);
+    check_export(ps_export_firefox(h, 4, 0, 1));
+    ps_trace_free(h);
+    return 0;
+}
