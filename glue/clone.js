@@ -39,12 +39,21 @@ function copyPlain(v, seen, budget) {
   const proto = Object.getPrototypeOf(v);
   if (proto === OBJECT_PROTO) {
     const out = {};
-    for (const k of Object.keys(v)) out[k] = copyPlain(v[k], seen, budget);
+    for (const k of Object.keys(v)) {
+      // An own "__proto__" would hit the setter on assignment: the host keeps it as data.
+      if (k === '__proto__') throw NOT_PLAIN;
+      out[k] = copyPlain(v[k], seen, budget);
+    }
     return out;
   }
   if (proto === ARRAY_PROTO && Array.isArray(v) && Object.keys(v).length === v.length) {
+    // Dense and nothing but indexes: every index present (extra named keys could otherwise
+    // make up for holes in the count).
     const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = copyPlain(v[i], seen, budget);
+    for (let i = 0; i < v.length; i++) {
+      if (!hasOwn(v, i)) throw NOT_PLAIN;
+      out[i] = copyPlain(v[i], seen, budget);
+    }
     return out;
   }
   throw NOT_PLAIN;
@@ -63,6 +72,7 @@ export function cloneDetail(v, context) {
     let flat = true;
     for (const k in v) {
       if (!hasOwn(v, k)) continue;
+      if (k === '__proto__') { flat = false; break; } // kept as data by the host's clone
       const x = v[k];
       if (x !== null && (typeof x === 'object' || typeof x === 'function' || typeof x === 'symbol')) { flat = false; break; }
       out[k] = x;
