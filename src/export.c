@@ -561,6 +561,21 @@ NOINLINE static void repeat(writer *w, const char *key, const char *value, uint3
 }
 
 /* "key":[first, first+1, ..., first+n-1] */
+/* ",key":[...]: for each of `n` functions, whether its frame has a resource (a script) equals
+ * `scripted`; functions past the trace's frames (meta frames) have none. */
+NOINLINE static void by_resource(writer *w, const char *key, const view *v, uint32_t n, int scripted)
+{
+    raw(w, "],\"");
+    raw(w, key);
+    raw(w, "\":[");
+    for (uint32_t f = 0; f < n; f++) {
+        if (f) ch(w, ',');
+        int has = f < v->nf && v->fres[f] >= 0;
+        int relevant = scripted ? has : f < v->nf && !has;
+        raw(w, relevant ? "true" : "false");
+    }
+}
+
 NOINLINE static void counting(writer *w, const char *key, long long first, uint32_t n)
 {
     ch(w, '"');
@@ -703,16 +718,8 @@ PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, 
         if (f) ch(w, ',');
         num(w, f < v.nf ? v.fname[f] : (long long)nn + v.nr);
     }
-    raw(w, "],\"isJS\":[");
-    for (uint32_t f = 0; f < nf; f++) {
-        if (f) ch(w, ',');
-        raw(w, f < v.nf && v.fres[f] >= 0 ? "true" : "false");
-    }
-    raw(w, "],\"relevantForJS\":[");
-    for (uint32_t f = 0; f < nf; f++) {
-        if (f) ch(w, ',');
-        raw(w, f < v.nf && v.fres[f] < 0 ? "true" : "false");
-    }
+    by_resource(w, "isJS", &v, nf, 1);
+    by_resource(w, "relevantForJS", &v, nf, 0);
     raw(w, "],\"resource\":[");
     for (uint32_t f = 0; f < nf; f++) {
         if (f) ch(w, ',');
