@@ -20,7 +20,7 @@ NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson 
 
 GLUE := $(sort $(wildcard glue/*.js))
 
-.PHONY: all wasm dist deps test test-c test-node test-browser test-fuzz bench check-built demo clean toolchain
+.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz bench check-built demo clean toolchain
 all: wasm dist
 
 toolchain:
@@ -85,8 +85,12 @@ test-node: deps wasm build/perfshim.debug.wasm
 test-browser: deps wasm dist
 	$(NODE) --test test/browser/
 
-# Every test: native C under sanitizers, fuzzing, Node suites, Chromium suites.
-test: test-c test-fuzz test-node test-browser
+# The set-up scripts themselves (the cJSON fetch through a private apt configuration).
+test-setup:
+	$(NODE) --test test/setup/
+
+# Every test: set-up, native C under sanitizers, fuzzing, Node suites, browser suites.
+test: test-setup test-c test-fuzz test-node test-browser
 
 # CI: the committed wasm/ and dist/ must be what the committed sources build.
 check-built: node_modules/.package-lock.json $(CJSON)

@@ -3,6 +3,13 @@
 # chromium, a C compiler, patch/xz/dpkg-dev (for cJSON's source package), then npm packages.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
+# Versions of fetch-cjson.sh before the private apt configuration wrote this file, malformed on
+# a stock machine (it broke every apt-get): take it away so apt works again.
+old_src=/etc/apt/sources.list.d/perfshim-src.sources
+if [ -f "$old_src" ] && [ "$(id -u)" = 0 ]; then
+  echo "install-deps: removing $old_src (left by an older perfshim set-up)"
+  rm -f "$old_src"
+fi
 need=()
 command -v emcc >/dev/null 2>&1 || need+=(emscripten)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
