@@ -1,7 +1,7 @@
 // The Performance methods perfshim provides (User Timing 3, Performance Timeline 2), and the
 // realm that ties them to one core: `createRealm(core)` returns the ponyfill objects. The same
 // method functions are what `install()` puts on the host's Performance.prototype.
-import { failed, statusError, domException, S } from './errors.js';
+import { failed, statusError, domException, nameInMessage, S } from './errors.js';
 import { requireArgs, toDOMString, toDouble, toStringOrDouble, isObject } from './webidl.js';
 import { cloneDetail } from './clone.js';
 import {
@@ -160,7 +160,7 @@ export function createRealm(core, { host = true } = {}) {
         const arg = o[2];
         if (st === S.HOST_ARG) throw arg === 0 ? sErr : eErr;
         if (st === S.SYNTAX) {
-          throw statusError(st, context, `The mark '${arg === 0 ? start : end}' does not exist.`);
+          throw statusError(st, context, `The mark '${nameInMessage(arg === 0 ? start : end)}' does not exist.`);
         }
         throw statusError(st, context);
       }
