@@ -12,7 +12,7 @@
  *   - children lists (the .cpuprofile wants them) come from one counting pass over the parent
  *     column (a compressed sparse row: offsets per stack, then the child ids);
  *   - speedscope's root-first frame lists come from walking the parent column into a scratch
- *     array of at most `stacks` ids.
+ *     array of at most `stacks` + 2 ids (a stack, then at most the two meta frames on top).
  * Invariants of the output (checked by test/c/test_export.c and the node suites): every node or
  * frame index written is in range; the root / meta nodes appear only once; samples appear in the
  * trace's (time) order; time deltas sum back to each sample's time in whole µs.
