@@ -5,7 +5,10 @@
 // queue step runs inside mark()/measure() itself. The listener is registered where the realm's
 // PerformanceObservers are (the timeline's registered-observer list), so it sees exactly what
 // they see and costs nothing for types it does not watch; it buffers nothing and has no task.
+// A listener that throws never breaks the mark()/measure() that fed it: the error is reported
+// (as an observer callback's would be) and the entry is buffered as usual.
 import { performance } from '../index.js';
+import { reportException } from '../host.js';
 
 const realm = globalThis[Symbol.for('perfshim.realm')];
 
@@ -13,7 +16,17 @@ const realm = globalThis[Symbol.for('perfshim.realm')];
  *  this realm (perfshim's performance, or the global one after install). Returns `stop()`. */
 export function onQueued(types, accept) {
   const timeline = realm.timeline;
-  const record = { observes: (type) => types.includes(type), accept, deliver() {} };
+  const record = {
+    observes: (type) => types.includes(type),
+    accept(entry) {
+      try {
+        accept(entry);
+      } catch (e) {
+        reportException(e);
+      }
+    },
+    deliver() {},
+  };
   timeline.registered.push(record);
   timeline.reindex();
   let stopped = false;
