@@ -84,6 +84,8 @@ async function start() {
       if (process.listenerCount('SIGINT') === 1) process.exit(130);
     });
     if (Number.isInteger(progressFd) && progressFd > 2) {
+      // The CLI holds Ctrl-C (when forwarding) and --duration until the handler above is set.
+      try { writeSync(progressFd, '{"ready":true}\n'); } catch { /* the CLI went away */ }
       const timer = setInterval(() => {
         const elapsed = performance.now() - started;
         const entries = performance.getEntriesByType('mark').length + performance.getEntriesByType('measure').length;

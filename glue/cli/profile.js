@@ -243,8 +243,10 @@ export async function run(argv, io = {}) {
     buf += chunk;
     let nl;
     while ((nl = buf.indexOf('\n')) >= 0) {
-      try { last = JSON.parse(buf.slice(0, nl)); } catch { /* partial */ }
+      let msg = null;
+      try { msg = JSON.parse(buf.slice(0, nl)); } catch { /* not ours */ }
       buf = buf.slice(nl + 1);
+      if (msg && msg.ready) onReady(); else if (msg) last = msg;
     }
     if (!last) return;
     const line = `perfshim: ${(last.elapsed / 1000).toFixed(1)} s, ~${last.samples} samples, ${last.entries} marks/measures`;
@@ -253,14 +255,24 @@ export async function run(argv, io = {}) {
   });
   child.stdio[3].on('error', () => {});
 
-  let stopping = false;
+  // SIGINT goes to the child once its preload has set its handler (it says "ready"); before
+  // that, Node's default would end it without a profile.
+  let stopping = false, ready = false, pendingStop = false, timer = null;
+  const stop = () => {
+    stopping = true;
+    if (ready) child.kill('SIGINT'); else pendingStop = true;
+  };
+  function onReady() {
+    if (ready) return;
+    ready = true;
+    if (pendingStop) child.kill('SIGINT');
+    if (o.duration !== null) timer = setTimeout(stop, o.duration * 1000);
+  }
   const onSigint = () => {
     // On a terminal Ctrl-C already reached the child (same process group); otherwise pass it on.
-    if (!isTTY || !process.stdin.isTTY) child.kill('SIGINT');
-    stopping = true;
+    if (isTTY && process.stdin.isTTY) stopping = true; else stop();
   };
   process.on('SIGINT', onSigint);
-  const timer = o.duration !== null ? setTimeout(() => { stopping = true; child.kill('SIGINT'); }, o.duration * 1000) : null;
   const { code, signal } = await new Promise((res, rej) => {
     child.on('error', rej);
     child.on('exit', (c, s) => res({ code: c, signal: s }));
