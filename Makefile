@@ -20,7 +20,7 @@ NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson 
 
 GLUE := $(sort $(wildcard glue/*.js))
 
-.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz bench check-built demo clean toolchain
+.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz bench check-built demo example clean toolchain
 all: wasm dist
 
 toolchain:
@@ -109,6 +109,12 @@ bench: deps wasm dist
 # The demo needs only Node: wasm/ and dist/ are committed.
 demo:
 	$(NODE) demo/serve.mjs
+
+# The profiling CLI on a sample script (a worker thread, marks and measures): every format in
+# build/example-profile/, the top functions printed.
+example:
+	$(NODE) glue/cli/perfshim.js profile --out build/example-profile \
+	  --format trace,cpuprofile,speedscope,firefox,pprof -- examples/profile-me.mjs
 
 clean:
 	rm -rf build

@@ -90,7 +90,7 @@ async function start() {
         const elapsed = performance.now() - started;
         const entries = performance.getEntriesByType('mark').length + performance.getEntriesByType('measure').length;
         try {
-          writeSync(progressFd, `${JSON.stringify({ elapsed, samples: Math.floor(elapsed / profiler.sampleInterval), entries })}\n`);
+          writeSync(progressFd, `${JSON.stringify({ elapsed, entries })}\n`);
         } catch {
           clearInterval(timer); // the CLI went away
         }

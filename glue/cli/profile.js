@@ -5,8 +5,9 @@
 // The script runs in a child `node` with the script's own stdio; our messages go to stderr.
 // Its exit code is ours (128 + n when a signal ended it). Ctrl-C reaches the child from the
 // terminal (forwarded when we are not on one); --duration sends it SIGINT after S seconds; either
-// way the preload writes the profile on exit, and we write the files. Progress: one rewritten
-// line on a terminal, a plain line every 5 s otherwise.
+// way the preload writes the profile on exit, and we write the files. Progress (elapsed time,
+// buffered marks and measures; the sample count only at the end: V8 hands samples over when a
+// profile stops): one rewritten line on a terminal, a plain line every 5 s otherwise.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir, constants as osConstants } from 'node:os';
@@ -249,7 +250,8 @@ export async function run(argv, io = {}) {
       if (msg && msg.ready) onReady(); else if (msg) last = msg;
     }
     if (!last) return;
-    const line = `perfshim: ${(last.elapsed / 1000).toFixed(1)} s, ~${last.samples} samples, ${last.entries} marks/measures`;
+    // V8 hands a profile's samples over only when it stops, so the count is known at the end.
+    const line = `perfshim: ${(last.elapsed / 1000).toFixed(1)} s, sampling every ${o.interval} ms, ${last.entries} marks/measures buffered`;
     if (isTTY) { stderr.write(`\r\x1b[K${line}`); progressShown = true; }
     else if (Date.now() - lastPlain >= 5000) { lastPlain = Date.now(); say(line); }
   });
