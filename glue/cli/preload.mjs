@@ -16,12 +16,43 @@ import { install, performance } from '../index.js';
 import { createProfilerClass, defaultSource } from '../profiler.js';
 
 const dir = process.env.PERFSHIM_PROFILE_DIR;
-if (dir) await start();
+// The process the CLI started is the root; Node processes it forks (child_process.fork passes
+// --import on) and their workers are profiled too, under their own names.
+if (dir && isMainThread && !process.env.PERFSHIM_PROFILE_ROOT) process.env.PERFSHIM_PROFILE_ROOT = String(process.pid);
+const isRoot = process.env.PERFSHIM_PROFILE_ROOT === String(process.pid);
+const progressFd = isRoot && isMainThread ? Number(process.env.PERFSHIM_PROFILE_PROGRESS_FD) : NaN;
+const thread = isMainThread ? 'main' : `worker-${threadId}`;
+const name = isRoot ? thread : `process-${process.pid}-${thread}`;
+const file = () => join(dir, `thread-${process.pid}-${threadId}.json`);
+
+/** A line to the CLI (main thread only; nothing when the CLI went away). */
+function tell(message) {
+  if (!Number.isInteger(progressFd) || progressFd <= 2) return false;
+  try {
+    writeSync(progressFd, `${JSON.stringify(message)}\n`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (dir) {
+  try {
+    await start();
+  } catch (e) {
+    // The script still runs, unprofiled; the CLI reports why.
+    writeFileSync(file(), JSON.stringify({
+      pid: process.pid, isRoot, threadId, isMainThread, name, error: String(e && e.stack ? e.stack : e), trace: null, entries: [],
+    }));
+  } finally {
+    // The CLI holds Ctrl-C (when forwarding) and --duration until this thread's set-up is done.
+    tell({ ready: true });
+  }
+}
 
 async function start() {
   const interval = Number(process.env.PERFSHIM_PROFILE_INTERVAL) || 1;
   const maxSamples = Number(process.env.PERFSHIM_PROFILE_MAX_SAMPLES) || 1_000_000;
-  const progressFd = isMainThread ? Number(process.env.PERFSHIM_PROFILE_PROGRESS_FD) : NaN;
   install();
   // Node < 20.16 as an ES module loads node:inspector asynchronously: let it arrive.
   await import('node:inspector');
@@ -68,13 +99,12 @@ async function start() {
       entries.push({ entryType: e.entryType, name: e.name, startTime: e.startTime, duration: e.duration, detail });
     }
     const out = {
-      threadId, isMainThread, code, error,
-      name: isMainThread ? 'main' : `worker-${threadId}`,
+      pid: process.pid, isRoot, threadId, isMainThread, code, error, name,
       url: isMainThread ? (process.argv[1] || '') : '',
       timeOrigin: performance.timeOrigin, interval: profiler.sampleInterval, started,
       bufferFull: full !== null, maxSamples, trace, entries,
     };
-    writeFileSync(join(dir, `thread-${threadId}.json`), JSON.stringify(out));
+    writeFileSync(file(), JSON.stringify(out));
   });
 
   if (isMainThread) {
@@ -83,19 +113,11 @@ async function start() {
     process.on('SIGINT', function perfshimSigint() {
       if (process.listenerCount('SIGINT') === 1) process.exit(130);
     });
-    if (Number.isInteger(progressFd) && progressFd > 2) {
-      // The CLI holds Ctrl-C (when forwarding) and --duration until the handler above is set.
-      try { writeSync(progressFd, '{"ready":true}\n'); } catch { /* the CLI went away */ }
-      const timer = setInterval(() => {
-        const elapsed = performance.now() - started;
-        const entries = performance.getEntriesByType('mark').length + performance.getEntriesByType('measure').length;
-        try {
-          writeSync(progressFd, `${JSON.stringify({ elapsed, entries })}\n`);
-        } catch {
-          clearInterval(timer); // the CLI went away
-        }
-      }, 250);
-      timer.unref();
-    }
+    const timer = setInterval(() => {
+      const elapsed = performance.now() - started;
+      const entries = performance.getEntriesByType('mark').length + performance.getEntriesByType('measure').length;
+      if (!tell({ elapsed, entries })) clearInterval(timer);
+    }, 250);
+    timer.unref();
   }
 }

@@ -151,22 +151,23 @@ function rebase(thread, origin) {
   return { ...thread, trace, entries: thread.entries.map((e) => ({ ...e, startTime: e.startTime + d })) };
 }
 
-/** One trace-event document for every thread: tid = threadId + 1, ids made unique per thread,
- *  the process-level events once. */
+/** One trace-event document for every thread, on the first thread's clock: pid = the process
+ *  id, tid = threadId + 1, event ids made unique per thread, the document-level events once. */
 function traceEventsOf(threads) {
   const origin = threads[0].timeOrigin;
   const events = [];
-  for (const t of threads) {
+  threads.forEach((t, k) => {
     const r = rebase(t, origin);
-    const tid = t.threadId + 1;
-    const doc = toTraceEvents(r.trace, { entries: r.entries, pid: 1, tid });
+    const doc = toTraceEvents(r.trace, { entries: r.entries, pid: t.pid, tid: t.threadId + 1 });
     for (const e of doc.traceEvents) {
-      if (!t.isMainThread && (e.name === 'process_name' || e.name === 'TracingStartedInBrowser')) continue;
+      if (k > 0 && e.name === 'TracingStartedInBrowser') continue;
+      if (!t.isMainThread && e.name === 'process_name') continue;
+      if (e.name === 'process_name' && !t.isRoot) e.args = { name: `perfshim ${t.name}` };
       if (!t.isMainThread && e.name === 'thread_name') e.args = { name: `DedicatedWorker thread ${t.threadId}` };
-      if (typeof e.id === 'string' && t.threadId) e.id = `0x${t.threadId.toString(16)}${e.id.slice(2).padStart(6, '0')}`;
+      if (typeof e.id === 'string' && k > 0) e.id = `0x${k.toString(16)}${e.id.slice(2).padStart(6, '0')}`;
       events.push(e);
     }
-  }
+  });
   return { traceEvents: events };
 }
 
@@ -287,9 +288,10 @@ export async function run(argv, io = {}) {
 
   let threads = [];
   try {
-    threads = readdirSync(tmp).filter((f) => /^thread-\d+\.json$/.test(f))
+    // The root process's main thread first, then its workers, then forked processes' threads.
+    threads = readdirSync(tmp).filter((f) => /^thread-\d+-\d+\.json$/.test(f))
       .map((f) => JSON.parse(readFileSync(join(tmp, f), 'utf8')))
-      .sort((a, b) => a.threadId - b.threadId);
+      .sort((a, b) => (b.isRoot - a.isRoot) || (a.pid - b.pid) || (a.threadId - b.threadId));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -299,10 +301,16 @@ export async function run(argv, io = {}) {
     return exitCode;
   }
   for (const t of threads) {
-    if (t.error) say(`perfshim: ${t.name}: the profile could not be read: ${t.error}`);
+    if (t.error) say(`perfshim: ${t.name}: not profiled: ${t.error}`);
     if (t.bufferFull) say(`perfshim: ${t.name}: the sample buffer filled up (${t.maxSamples} samples): later samples are missing; raise --max-samples`);
   }
-  const paths = writeProfiles(threads, out, o.formats);
+  let paths;
+  try {
+    paths = writeProfiles(threads, out, o.formats);
+  } catch (e) {
+    say(`perfshim profile: could not write the profiles to ${out}: ${e.message}`);
+    return exitCode || 1;
+  }
   const samples = threads.reduce((a, t) => a + (t.trace ? t.trace.samples.length : 0), 0);
   const entries = threads.reduce((a, t) => a + t.entries.length, 0);
   say(`perfshim: ${stopping ? 'stopped' : 'done'} after ${seconds} s, exit code ${exitCode}; ${threads.length} thread${threads.length > 1 ? 's' : ''}, ${samples} samples, ${entries} marks/measures`);

@@ -1,5 +1,5 @@
-// `perfshim profile`: runs ES module and CommonJS scripts (with their worker threads and the
-// user's own --import/--require preloads), keeps the exit code on normal ends, process.exit(),
+// `perfshim profile`: runs ES module and CommonJS scripts (with their worker threads, forked Node
+// processes and the user's own --import/--require preloads), keeps the exit code on normal ends, process.exit(),
 // uncaught exceptions, SIGINT and --duration, always writes the chosen files (each parsed by its
 // reader here: JSON, pprof-format), prints the top functions; every bad option exits 2 with a
 // message; the `perfshim` dispatcher's help and unknown commands.
@@ -46,6 +46,18 @@ console.log('not reached');
 busyThrow(40);
 performance.mark('before-throw');
 throw new Error('boom from the script');
+`,
+  'forks.mjs': `import { fork } from 'node:child_process';
+function busyFork(ms) { const e = performance.now() + ms; while (performance.now() < e); }
+if (process.argv[2] === 'child') {
+  busyFork(40);
+  performance.mark('in-fork');
+  process.send('hello over IPC');
+} else {
+  const c = fork(new URL(import.meta.url).pathname, ['child']);
+  c.on('message', (m) => { console.log(m); c.disconnect(); });
+  await new Promise((r) => c.on('exit', r));
+}
 `,
   'forever.mjs': `function tick() { const e = performance.now() + 2; while (performance.now() < e); }
 setInterval(tick, 5);
@@ -112,6 +124,20 @@ test('an uncaught exception: Node\'s report, exit code 1, files written', async 
   assert.equal(r.code, 1);
   assert.match(r.stderr, /boom from the script/);
   assert.ok(readdirSync(join(dir, 'out-throw')).includes('main.cpuprofile'));
+});
+
+test('a forked Node process is profiled too, under its own name, and its IPC still works', async () => {
+  const r = await perfshim(['profile', '--out', 'out-fork', '--format', 'trace,cpuprofile', 'forks.mjs']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'hello over IPC\n');
+  const names = readdirSync(join(dir, 'out-fork')).sort();
+  assert.equal(names.length, 3, names.join(' '));
+  assert.ok(names.includes('main.cpuprofile'));
+  assert.ok(names.some((n) => /^process-\d+-main\.cpuprofile$/.test(n)));
+  const doc = json('out-fork', 'trace.json');
+  const fork = doc.traceEvents.find((e) => e.name === 'in-fork');
+  assert.ok(fork, 'the fork\'s mark is in trace.json');
+  assert.notEqual(fork.pid, doc.traceEvents.find((e) => e.name === 'process_name').pid, 'under its own pid');
 });
 
 test('SIGINT stops the script and still writes the files', async () => {
