@@ -38,7 +38,8 @@ Options:
   -h, --help           this help
 
 The exit code is the script's. Ctrl-C stops the script and still writes the files.
-Worker threads started from a file are profiled; eval workers and workers given their own
+Worker threads started from a file and forked Node processes are profiled; eval workers and
+workers given their own
 execArgv are not (Node does not apply --import to them).`;
 
 /** A usage error: message and exit code 2. */
