@@ -3,7 +3,8 @@
 // each request and writes them, plus `total`, as a `Server-Timing` response header just before
 // the headers go out.
 //
-// Scoping: the rest of the request runs inside an AsyncLocalStorage store; a synchronous
+// Scoping: the rest of the request runs inside an AsyncLocalStorage store (listeners added to the
+// request and response too: their events come from the connection's context); a synchronous
 // listener on the queue step (queue-hook.js) files each measure into the store of the code that
 // made it, so concurrent requests never see each other's measures.
 // Header: `name;dur=<ms>;desc="..."` per the Server-Timing grammar (W3C Server Timing §3):
@@ -13,7 +14,7 @@
 // Cleanup: the request's measures are cleared by name when it ends, and its marks too once no
 // other request in flight has made a mark of the same name (clearMarks is by name; clearing a
 // mark another request still needs would make its measure() throw).
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { onQueued, performance } from './queue-hook.js';
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -38,6 +39,26 @@ export function quoteString(s) {
     else out += encodeURIComponent(ch);
   }
   return `${out}"`;
+}
+
+const LISTEN = ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'];
+
+/** Run the listeners later added to `emitter` (the request, the response) in the current async
+ *  context: their events come from the connection's parser, whose context is not the
+ *  request's, so a body read with req.on('data'/'end') would otherwise lose the request's
+ *  store. `.listener` keeps removeListener(original) working, as for once() wrappers. */
+function bindListeners(emitter) {
+  const resource = new AsyncResource('perfshim.serverTiming');
+  for (const method of LISTEN) {
+    const original = emitter[method];
+    if (typeof original !== 'function') continue;
+    emitter[method] = function listenInRequestContext(event, listener) {
+      if (typeof listener !== 'function') return original.call(this, event, listener);
+      const bound = resource.bind(listener);
+      bound.listener = listener;
+      return original.call(this, event, bound);
+    };
+  }
 }
 
 const round = (ms) => String(Math.round(ms * 1000) / 1000);
@@ -136,6 +157,10 @@ export function serverTiming(options = {}) {
     const done = () => finish(state);
     res.once('finish', done);
     res.once('close', done);
-    return als.run(state, () => (typeof next === 'function' ? next() : undefined));
+    return als.run(state, () => {
+      bindListeners(req);
+      bindListeners(res);
+      return typeof next === 'function' ? next() : undefined;
+    });
   };
 }

@@ -104,6 +104,36 @@ test('concurrent requests never mix their timings', async () => {
   });
 });
 
+test('measures made in request events (a body read with data/end) belong to their request', async () => {
+  const server = createServer((req, res) => serverTimingForBodies(req, res, () => {
+    let body = '';
+    const onData = (c) => { body += c; };
+    req.on('data', onData);
+    req.on('end', () => {
+      req.removeListener('data', onData); // removing the original listener still works
+      performance.measure(`body-${body}`, { start: 0, duration: body.length });
+      res.end(body);
+    });
+  }));
+  const serverTimingForBodies = serverTiming({ total: false });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const post = (body) => new Promise((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port: server.address().port, method: 'POST', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.headers['server-timing']));
+    }).on('error', reject);
+    r.write(body.slice(0, 1));
+    setTimeout(() => r.end(body.slice(1)), 20 + Math.random() * 20); // the body arrives in two events
+  });
+  try {
+    const bodies = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+    const headers = await Promise.all(bodies.map(post));
+    headers.forEach((h, i) => assert.deepEqual(parseServerTiming(h), [{ name: `body-${bodies[i]}`, dur: bodies[i].length }]));
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('names that are not tokens are escaped, the original kept in desc', async () => {
   const odd = ['GET /users/:id', 'say "hi" \\ back', 'naïve 🚀', 'tab\there', ''];
   await withServer(serverTiming({ total: false }), (req, res) => {
