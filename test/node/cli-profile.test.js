@@ -8,13 +8,16 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
 import { parseArgs, topFunctions, formatTable } from '../../glue/cli/profile.js';
 
 const BIN = fileURLToPath(new URL('../../glue/cli/perfshim.js', import.meta.url));
+// The scripts run in another directory: the build under test (PERFSHIM_WASM) by absolute path.
+const env = { ...process.env };
+if (env.PERFSHIM_WASM) env.PERFSHIM_WASM = resolve(env.PERFSHIM_WASM);
 const dir = mkdtempSync(join(tmpdir(), 'perfshim-cli-test-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -70,7 +73,7 @@ for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name),
 /** Run the bin; resolves { code, signal, stdout, stderr }. `onStdout(text, child)` for signals. */
 function perfshim(args, { onStdout } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c) => { stdout += c; if (onStdout) onStdout(stdout, child); });
     child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c; });
