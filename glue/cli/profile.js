@@ -290,9 +290,15 @@ export async function run(argv, io = {}) {
   let threads = [];
   try {
     // The root process's main thread first, then its workers, then forked processes' threads.
-    threads = readdirSync(tmp).filter((f) => /^thread-\d+-\d+\.json$/.test(f))
-      .map((f) => JSON.parse(readFileSync(join(tmp, f), 'utf8')))
-      .sort((a, b) => (b.isRoot - a.isRoot) || (a.pid - b.pid) || (a.threadId - b.threadId));
+    for (const f of readdirSync(tmp)) {
+      if (!/^thread-\d+-\d+\.json$/.test(f)) continue;
+      try {
+        threads.push(JSON.parse(readFileSync(join(tmp, f), 'utf8')));
+      } catch {
+        say(`perfshim: ${f}: an incomplete profile (its process was killed while writing it), skipped`);
+      }
+    }
+    threads.sort((a, b) => (b.isRoot - a.isRoot) || (a.pid - b.pid) || (a.threadId - b.threadId));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
