@@ -2,7 +2,7 @@
 // The `perfshim` command: `perfshim profile ...` (profile.js) and `perfshim instrument ...`
 // (instrument.js, the instrumentation source transform). Each subcommand module exports
 // `async function run(argv)` resolving with an exit code (or setting process.exitCode).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const USAGE = `Usage: perfshim <command> [options]
 
@@ -16,10 +16,7 @@ Options:
   -h, --help     this help
   -v, --version  the version of perfshim`;
 
-const COMMANDS = {
-  profile: () => import('./profile.js'),
-  instrument: () => import('./instrument.js'),
-};
+const COMMANDS = { profile: './profile.js', instrument: './instrument.js' };
 
 export async function main(argv) {
   const [command, ...rest] = argv;
@@ -32,21 +29,18 @@ export async function main(argv) {
     process.stdout.write(`${pkg.version}\n`);
     return 0;
   }
-  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : null;
-  if (!load) {
+  if (!Object.hasOwn(COMMANDS, command)) {
     process.stderr.write(`perfshim: unknown command '${command}'\n\n${USAGE}\n`);
     return 2;
   }
-  let mod;
-  try {
-    mod = await load();
-  } catch (e) {
-    if (e && e.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes(`${command}.js`)) {
-      process.stderr.write(`perfshim: the '${command}' command is not available in this installation (glue/cli/${command}.js is missing)\n`);
-      return 2;
-    }
-    throw e;
+  // Loaded only when asked for; a module that is not there is a message, anything else it
+  // throws while loading is a real error and surfaces as one.
+  const url = new URL(COMMANDS[command], import.meta.url);
+  if (!existsSync(url)) {
+    process.stderr.write(`perfshim: the '${command}' command is not available in this installation (glue/cli/${command}.js is missing)\n`);
+    return 2;
   }
+  const mod = await import(url.href);
   if (typeof mod.run !== 'function') {
     process.stderr.write(`perfshim: the '${command}' command has no run(argv) entry\n`);
     return 2;
