@@ -1,11 +1,12 @@
 // The cost of the Node integrations, side by side in one run (ratios, not absolute speeds):
-//   1. performance.measure() with no listener, with serverTiming's listener outside a request,
+//   1. performance.measure() with no listener, with a PerformanceObserver (what any observer
+//      costs), with serverTiming's listener outside a request,
 //      inside a request, and with traceMeasures() (no-op tracer: the listener's own cost);
 //   2. node:http requests per second through 127.0.0.1 without and with the middleware
 //      (3 measures per request), alternating rounds, medians.
 // Run: node bench/node-integrations.mjs
 import { createServer, request, Agent } from 'node:http';
-import { performance } from '../glue/index.js';
+import { performance, PerformanceObserver } from '../glue/index.js';
 import { serverTiming } from '../glue/node/server-timing.js';
 import { onQueued } from '../glue/node/queue-hook.js';
 
@@ -28,15 +29,20 @@ function nsPerMeasure(setup, rounds = 7, n = 20000) {
 // Warm-up: the first rounds include compiling measure()'s path; each case then gets the same
 // number of rounds, plain and with the empty listener alternating.
 nsPerMeasure((f) => f(), 10);
-const plainRounds = [], listenerRounds = [];
+const plainRounds = [], listenerRounds = [], observerRounds = [];
 for (let r = 0; r < 7; r++) {
   plainRounds.push(measureLoop(20000));
   const stop = onQueued(['measure'], () => {});
   listenerRounds.push(measureLoop(20000));
   stop();
+  const observer = new PerformanceObserver(() => {});
+  observer.observe({ type: 'measure' });
+  observerRounds.push(measureLoop(20000));
+  observer.disconnect();
 }
 const plain = median(plainRounds);
 const listener = median(listenerRounds);
+const observed = median(observerRounds);
 
 // serverTiming's listener, outside and inside a request's store.
 const mw = serverTiming({ clear: false });
@@ -56,6 +62,7 @@ console.log('performance.measure(), ns per call (median of 7 rounds of 20,000)')
 console.log('| case | ns | ratio to no listener |\n| --- | --- | --- |');
 const row = (name, v) => console.log(`| ${name} | ${v.toFixed(0)} | ${(v / plain).toFixed(2)} |`);
 row('no listener', plain);
+row('a PerformanceObserver on measure (for comparison)', observed);
 row('an empty queue listener', listener);
 row('+ serverTiming, outside a request', outside);
 row('+ serverTiming, inside a request', inside);
