@@ -89,7 +89,18 @@ export function traceMeasures(options = {}) {
   if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function') throw new TypeError('traceMeasures: options.tracer must be an OpenTelemetry Tracer');
   const { trace, context, SpanKind } = api;
 
+  let inside = false; // a tracer or exporter that itself marks or measures is not traced again
   return onQueued(marks ? ['mark', 'measure'] : ['measure'], (entry) => {
+    if (inside) return;
+    inside = true;
+    try {
+      record(entry);
+    } finally {
+      inside = false;
+    }
+  });
+
+  function record(entry) {
     if (entry.entryType === 'mark') {
       const span = trace.getActiveSpan();
       if (span) span.addEvent(entry.name, flattenDetail(entry.detail), epochHrTime(timeOrigin, entry.startTime));
@@ -104,5 +115,5 @@ export function traceMeasures(options = {}) {
       attributes: flattenDetail(entry.detail),
     }, context.active());
     span.end(epochHrTime(timeOrigin, Math.max(a, b)));
-  });
+  }
 }

@@ -150,6 +150,25 @@ test('OTLP/HTTP: a local receiver decodes the spans the exporter sends', async (
   performance.clearMeasures();
 });
 
+test('a tracer that measures while recording a span is not traced again (no recursion)', () => {
+  const names = [];
+  const measuringTracer = {
+    startSpan(name) {
+      names.push(name);
+      performance.measure('inside-the-tracer', { start: 0, duration: 1 });
+      return { end() {} };
+    },
+  };
+  const stop = traceMeasures({ tracer: measuringTracer });
+  try {
+    performance.measure('outer', { start: 0, duration: 1 });
+  } finally {
+    stop();
+  }
+  assert.deepEqual(names, ['outer']);
+  performance.clearMeasures();
+});
+
 test('bad options are TypeErrors', () => {
   assert.throws(() => traceMeasures(null), { name: 'TypeError' });
   assert.throws(() => traceMeasures({ tracer: {} }), { name: 'TypeError', message: /tracer/ });
