@@ -27,7 +27,7 @@ export class Timeline {
     this.names = new Map();      // name -> id in the core
     this.idNames = [];           // id -> name
     this.releaseAt = 4096;       // names held before unused ones are released
-    this.objects = [];           // slot -> entry object
+    this.objects = OWNED_TYPES.map(() => []); // per type: slot >>> 1 -> entry object (slot & 1 is the type)
     this.host = host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
     this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
     this.registered = [];        // registered performance observers (spec order)
@@ -62,7 +62,7 @@ export class Timeline {
 
   /** Record a slot returned by the core for `entry` (or nothing when it was dropped). */
   store(slot, entry, context) {
-    if (slot >= 0) this.objects[slot] = entry;
+    if (slot >= 0) this.objects[slot & 1][slot >>> 1] = entry;
     else if (slot !== S.LIMIT) throw statusError(slot, context);
   }
 
@@ -80,7 +80,7 @@ export class Timeline {
     const base = x.ps_result_ptr() >>> 2;
     const objects = this.objects;
     const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = objects[mem[base + i]];
+    for (let i = 0; i < n; i++) { const s = mem[base + i]; out[i] = objects[s & 1][s >>> 1]; }
     return out;
   }
 
@@ -134,9 +134,14 @@ export class Timeline {
     }
     const n = this.core.x.ps_timeline_clear(type, id);
     if (n < 0) throw statusError(n, 'perfshim');
+    if (id < 0) {
+      // The core dropped the whole type (and reports no slots): so does the object table.
+      this.objects[type] = [];
+      return;
+    }
     const slots = this.core.results(n);
-    const objects = this.objects;
-    for (let i = 0; i < n; i++) objects[slots[i]] = undefined;
+    const objects = this.objects[type];
+    for (let i = 0; i < n; i++) objects[slots[i] >>> 1] = undefined;
   }
 
   /** Performance Timeline §queue a PerformanceEntry, observer part (buffering is the core's). */

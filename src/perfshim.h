@@ -66,7 +66,8 @@ PS_API double *ps_out_ptr(void);
 /* ---------------------------------------------------------------------------------------------
  * Timeline (timeline.c): the performance entry buffer for the entry types the core owns.
  * Entry types are small integers (PS_TYPE_*); names are ids from ps_timeline_intern.
- * A slot identifies a buffered entry until that entry is cleared; then it may be reused.
+ * A slot identifies a buffered entry until that entry is cleared; then it may be reused. A
+ * slot's low bit is its entry type (each type has its own slots), the rest an index.
  */
 enum { PS_TYPE_MARK = 0, PS_TYPE_MEASURE = 1, PS_TYPE_COUNT = 2 };
 
@@ -79,8 +80,9 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
 /* Filter by type and name (-1 = any), sorted by startTime, ties in insertion order. Writes the
  * slots to the result buffer and returns their count (or PS_E_NOMEM / PS_E_ARG). */
 PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id);
-/* Remove the entries of `type` named `name_id` (-1 = every name). Writes the removed slots to
- * the result buffer and returns their count. */
+/* Remove the entries of `type` named `name_id` and return their count. For one name, the
+ * removed slots are written to the result buffer; for every name (-1), nothing is written (the
+ * whole type's slots are void: drop them all) and nothing is allocated. */
 PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id);
 /* Read a buffered entry: returns its type and writes start time to out[0], duration to
  * out[1] and name id to out[2]; PS_E_NOT_FOUND for a free or cleared slot. */

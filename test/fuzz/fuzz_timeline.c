@@ -1,6 +1,7 @@
-/* Fuzz the entry buffer with random operation sequences (add, clear by name, clear all, query,
- * measure, caps, name release) and check its invariants after each query: results are sorted
- * by (startTime, insertion), belong to the asked type and name, and counts agree. */
+/* Fuzz the entry buffer with random operation sequences (adds in any time order, clear by name,
+ * clear all, query, measure, caps, name release) and check its invariants after each query:
+ * results are sorted by (startTime, insertion), belong to the asked type and name, counts
+ * agree, and a name's latest mark is the last of its marks. */
 #include <stdlib.h>
 #include <string.h>
 #include "perfshim.h"
@@ -29,6 +30,11 @@ static void check_query(int32_t type, int32_t name)
         prev = out[0];
     }
     if (type >= 0 && name < 0 && (uint32_t)n != ps_timeline_count((uint32_t)type)) abort();
+    /* The mark a name converts to is the last of its marks in timeline order. */
+    if (type == PS_TYPE_MARK && name >= 0) {
+        int32_t st = ps_usertiming_measure(0, 0, PS_ARG_MARK, name, 0, 0, PS_ARG_ABSENT, 0, 1e9);
+        if (n == 0 ? st != PS_E_SYNTAX : st != PS_OK || ps_out_ptr()[0] != prev) abort();
+    }
     free(r);
 }
 
