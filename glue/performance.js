@@ -9,7 +9,6 @@ import {
 } from './entries.js';
 import { Timeline } from './timeline.js';
 import { createObserverClasses } from './observer.js';
-import { createMeasureMemory } from './measure-memory.js';
 import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
 
 const MARK = 0, MEASURE = 1;
@@ -17,7 +16,7 @@ const CTX = Object.fromEntries(['mark', 'measure', 'clearMarks', 'clearMeasures'
   'getEntriesByType', 'getEntriesByName'].map((op) => [op, failed(op, 'Performance')]));
 const ABSENT = 0, TIME = 1, NAMED = 2, UNKNOWN = 3, HOST_ERROR = 4;
 
-export function createRealm(core, { host = true } = {}) {
+export function createRealm(core, { host = true, measureMemory = null } = {}) {
   const timeline = new Timeline(core, { host });
   const out = () => core.out();
   const { PerformanceObserver, PerformanceObserverEntryList } = createObserverClasses(timeline);
@@ -206,10 +205,13 @@ export function createRealm(core, { host = true } = {}) {
     },
   };
 
-  // Measure Memory: the same function under the current name and the older draft's.
-  const measureUserAgentSpecificMemory = createMeasureMemory(core, { brand: (t) => receivers.has(t) });
-  methods.measureUserAgentSpecificMemory = measureUserAgentSpecificMemory;
-  methods.measureMemory = function measureMemory() { return measureUserAgentSpecificMemory.call(this); };
+  // Measure Memory (the full entry passes its factory; the timeline-only build has none): the
+  // same function under the current name and the older draft's.
+  if (measureMemory) {
+    const measureUserAgentSpecificMemory = measureMemory(core, { brand: (t) => receivers.has(t) });
+    methods.measureUserAgentSpecificMemory = measureUserAgentSpecificMemory;
+    methods.measureMemory = function measureMemory() { return measureUserAgentSpecificMemory.call(this); };
+  }
 
   // The ponyfill's performance object: a Performance of its own, on the host's clock.
   const Base = typeof EventTarget === 'function' ? EventTarget : Object;

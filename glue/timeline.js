@@ -24,8 +24,7 @@ function mergeSorted(a, b) {
 export class Timeline {
   constructor(core, { host = true } = {}) {
     this.core = core;
-    this.names = new Map();      // name -> id in the core
-    this.idNames = [];           // id -> name
+    this.names = new Map();      // name -> id in the core (the only copy of the string)
     this.releaseAt = 4096;       // names held before unused ones are released
     this.objects = OWNED_TYPES.map(() => []); // per type: slot >>> 1 -> entry object (slot & 1 is the type)
     this.host = host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
@@ -35,28 +34,25 @@ export class Timeline {
     this.taskQueued = false;
   }
 
-  /** Id of `name`, interning it in the core the first time. */
+  /** Id of `name`: the core hands out a new one the first time (the string stays here). */
   intern(name) {
     let id = this.names.get(name);
     if (id !== undefined) return id;
     if (this.names.size >= this.releaseAt) this.releaseNames();
-    const len = this.core.putString(name);
-    id = this.core.x.ps_timeline_intern(len);
+    id = this.core.x.ps_timeline_name_new();
     if (id < 0) throw statusError(id, 'perfshim');
     this.names.set(name, id);
-    this.idNames[id] = name;
     return id;
   }
 
-  /** Forget the names no buffered entry uses (the core frees them too). */
+  /** Forget the names no buffered entry uses (the core reuses their ids). O(names), and run
+   *  only when the map has doubled since the last time. */
   releaseNames() {
     const n = this.core.x.ps_timeline_release_names();
     if (n < 0) throw statusError(n, 'perfshim');
     const ids = this.core.results(n);
-    for (let i = 0; i < n; i++) {
-      this.names.delete(this.idNames[ids[i]]);
-      this.idNames[ids[i]] = undefined;
-    }
+    const gone = new Set(ids);
+    for (const [name, id] of this.names) if (gone.has(id)) this.names.delete(name);
     this.releaseAt = Math.max(4096, this.names.size * 2);
   }
 

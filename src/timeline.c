@@ -16,6 +16,9 @@
  *     the latest mark, an "unsorted" bit). Chains are in insertion order; a query that finds one
  *     unsorted sorts its slots and relinks the chain, once. The latest mark (max startTime, ties
  *     to the later added) is kept as entries are added: "convert a mark to a timestamp" is O(1).
+ *   - Names: the shim keeps each string once (its name -> id map); the core hands out dense ids
+ *     (released ones reused first) and keeps a byte per id. Records per name and type are
+ *     arrays indexed by id.
  *   - Clearing one name marks its slots dead in place (state DEAD) and the type list is
  *     compacted lazily, so clearMarks(name) costs O(entries removed). Clearing a whole type
  *     frees its chunks and lists and bumps the type's epoch: per-name records of an older epoch
@@ -72,7 +75,11 @@ typedef struct {
 
 static type_buf types[PS_TYPE_COUNT] = { { .epoch = 1 }, { .epoch = 1 } };
 static uint32_t next_seq;
-static ps_pool names;
+/* Entry names: the shim keeps the strings (one copy, its name -> id map); the core hands out
+ * dense ids, reused after release, and keeps one byte per id. */
+static uint8_t *name_used;   /* id -> 1 while handed out */
+static uint32_t names_hw, names_cap, names_live;
+static ps_vec free_names;
 static ps_vec scratch;    /* sort and merge space for queries */
 
 #define TYPE(slot) ((slot) & 1u)
@@ -80,9 +87,9 @@ static ps_vec scratch;    /* sort and merge space for queries */
 #define IX(slot) (((slot) >> 1) & (CHUNK - 1))
 
 double ps__timeline_start(uint32_t slot) { return AT(slot)->start[IX(slot)]; }
-uint32_t ps__timeline_name_count(void) { return names.live; }
+uint32_t ps__timeline_name_count(void) { return names_live; }
 
-static int name_live(int32_t id) { return id >= 0 && (uint32_t)id < names.ids && names.str[id]; }
+static int name_live(int32_t id) { return id >= 0 && (uint32_t)id < names_hw && name_used[id]; }
 
 /* The record of a name for a type, or NULL when the name has no entries of that type. */
 static name_rec *rec_of(uint32_t type, uint32_t name_id)
@@ -111,9 +118,25 @@ int32_t ps__timeline_last_mark(uint32_t name_id)
     return r ? (int32_t)r->last_mark : -1;
 }
 
-PS_API int32_t ps_timeline_intern(uint32_t len)
+PS_API int32_t ps_timeline_name_new(void)
 {
-    return ps__pool_intern(&names, ps__exchange_bytes(), len);
+    uint32_t id;
+    if (free_names.len) {
+        id = free_names.v[--free_names.len];
+    } else {
+        if (names_hw == 1u << 30) return PS_E_NOMEM;
+        if (names_hw == names_cap) {
+            uint32_t cap = names_cap ? names_cap * 2 : 256;
+            uint8_t *u = realloc(name_used, cap);
+            if (!u) return PS_E_NOMEM;
+            name_used = u;
+            names_cap = cap;
+        }
+        id = names_hw++;
+    }
+    name_used[id] = 1;
+    names_live++;
+    return (int32_t)id;
 }
 
 static int recs_fit(type_buf *t, uint32_t id)
@@ -429,15 +452,17 @@ PS_API int32_t ps_timeline_set_limit(uint32_t type, uint32_t max_entries)
 
 PS_API int32_t ps_timeline_release_names(void)
 {
-    uint32_t *out = ps__result_reserve(names.ids ? names.ids : 1);
-    if (!out) return PS_E_NOMEM;
+    uint32_t *out = ps__result_reserve(names_live ? names_live : 1);
+    if (!out || ps__vec_reserve(&free_names, names_hw) != PS_OK) return PS_E_NOMEM;
     uint32_t k = 0;
-    for (uint32_t id = 0; id < names.ids; id++) {
-        if (!names.str[id]) continue;
+    for (uint32_t id = 0; id < names_hw; id++) {
+        if (!name_used[id]) continue;
         int used = 0;
         for (uint32_t t = 0; t < PS_TYPE_COUNT; t++) used |= rec_of(t, id) != 0;
         if (used) continue;
-        ps__pool_release(&names, id);
+        name_used[id] = 0;
+        names_live--;
+        free_names.v[free_names.len++] = id;  /* room reserved above */
         out[k++] = id;
     }
     return (int32_t)k;
@@ -445,7 +470,7 @@ PS_API int32_t ps_timeline_release_names(void)
 
 PS_API double ps_timeline_bytes(void)
 {
-    double b = (double)ps__pool_bytes(&names) + (double)scratch.cap * 4;
+    double b = (double)names_cap + (double)free_names.cap * 4 + (double)scratch.cap * 4;
     for (uint32_t i = 0; i < PS_TYPE_COUNT; i++) {
         const type_buf *t = &types[i];
         b += (double)t->n_chunks * chunk_size(i) + (double)t->chunks_cap * sizeof(chunk *) +
