@@ -58,7 +58,9 @@ try {
   }
   const installed = await tabs.perfshim.evaluate(() => !!globalThis[Symbol.for('perfshim.installed')]);
   if (!installed) throw new Error('perfshim did not install in the perfshim tab');
-  const workloads = await tabs.native.evaluate(() => window.workloads);
+  // `node bench/browser.mjs --only=text` runs the workloads whose label contains that text.
+  const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7);
+  const workloads = (await tabs.native.evaluate(() => window.workloads)).filter((w) => !only || w.includes(only));
   const rows = [];
   for (const w of workloads) {
     const times = { native: [], perfshim: [] };

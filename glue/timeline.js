@@ -9,6 +9,47 @@ export const OWNED_TYPES = ['mark', 'measure'];
 const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
 export const typeIndex = (type) => { const i = TYPE_INDEX.get(type); return i === undefined ? -1 : i; };
 
+// The names a browser's own entry types can carry, from their specs: a URL (resource,
+// navigation, soft-navigation: always with a scheme, so with ':'), or one of a few fixed names.
+// A host with any other type may name entries anything: it is always asked.
+const URL_NAMED = new Set(['resource', 'navigation', 'soft-navigation']);
+const INPUT_EVENTS = ['auxclick', 'click', 'contextmenu', 'dblclick', 'mousedown', 'mouseenter',
+  'mouseleave', 'mouseout', 'mouseover', 'mouseup', 'pointerover', 'pointerenter', 'pointerdown',
+  'pointerup', 'pointercancel', 'pointerout', 'pointerleave', 'gotpointercapture',
+  'lostpointercapture', 'touchstart', 'touchend', 'touchcancel', 'keydown', 'keypress', 'keyup',
+  'beforeinput', 'input', 'compositionstart', 'compositionupdate', 'compositionend', 'dragstart',
+  'dragend', 'dragenter', 'dragleave', 'dragover', 'drop'];
+const FIXED_NAMES = {
+  paint: ['first-paint', 'first-contentful-paint'],
+  'largest-contentful-paint': [''],
+  'layout-shift': [''],
+  element: ['image-paint', 'text-paint'],
+  'visibility-state': ['visible', 'hidden'],
+  longtask: ['unknown', 'self', 'same-origin-ancestor', 'same-origin-descendant', 'same-origin',
+    'cross-origin-ancestor', 'cross-origin-descendant', 'cross-origin-unreachable', 'multiple-contexts'],
+  taskattribution: ['unknown', 'script'],
+  event: INPUT_EVENTS,
+  'first-input': INPUT_EVENTS,
+  'back-forward-cache-restoration': [''],
+  'long-animation-frame': [],
+  script: [],
+};
+
+/** For a browser's own entry types: a test of whether a name may be one of their entries'
+ *  names (false: getEntriesByName need not ask the host), or null when some type's names are
+ *  not known (ask every time). Each type's own name is allowed too, to be safe. */
+export function hostNameFilter(types) {
+  const fixed = new Set();
+  for (const t of types) {
+    if (URL_NAMED.has(t)) continue;
+    const names = FIXED_NAMES[t];
+    if (!names) return null;
+    for (const n of names) fixed.add(n);
+    fixed.add(t);
+  }
+  return (name) => name.includes(':') || fixed.has(name);
+}
+
 /** Merge two lists sorted by startTime (stable: `a` first on ties). */
 function mergeSorted(a, b) {
   if (!a.length) return b;
@@ -29,6 +70,7 @@ export class Timeline {
     this.objects = OWNED_TYPES.map(() => []); // per type: slot >>> 1 -> entry object (slot & 1 is the type)
     this.host = host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
     this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
+    this.hostMayName = isNode ? null : hostNameFilter(this.hostTypes);
     this.registered = [];        // registered performance observers (spec order)
     this.interested = OWNED_TYPES.map(() => []); // per owned type: registered observers
     this.taskQueued = false;
@@ -85,6 +127,8 @@ export class Timeline {
     if (!this.host) return [];
     if (type !== null) return this.hostOfType(name, type);
     if (!isNode || !this.hostTypes.length) {
+      // A name none of the host's types can carry (most mark names): no host query at all.
+      if (name !== null && this.hostMayName && !this.hostMayName(name)) return [];
       // Browsers index their buffers by name but scan for (name, type): one query, filtered.
       let all;
       try {
