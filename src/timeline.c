@@ -450,21 +450,30 @@ PS_API int32_t ps_timeline_set_limit(uint32_t type, uint32_t max_entries)
     return PS_OK;
 }
 
+static int name_unused(uint32_t id)
+{
+    if (!name_used[id]) return 0;
+    for (uint32_t t = 0; t < PS_TYPE_COUNT; t++)
+        if (rec_of(t, id)) return 0;
+    return 1;
+}
+
+/* Two passes (count, then release) so that only the room needed is reserved. */
 PS_API int32_t ps_timeline_release_names(void)
 {
-    uint32_t *out = ps__result_reserve(names_live ? names_live : 1);
-    if (!out || ps__vec_reserve(&free_names, names_hw) != PS_OK) return PS_E_NOMEM;
+    uint32_t n = 0;
+    for (uint32_t id = 0; id < names_hw; id++) n += (uint32_t)name_unused(id);
+    uint32_t *out = ps__result_reserve(n ? n : 1);
+    if (!out || ps__vec_reserve(&free_names, free_names.len + n) != PS_OK) return PS_E_NOMEM;
     uint32_t k = 0;
     for (uint32_t id = 0; id < names_hw; id++) {
-        if (!name_used[id]) continue;
-        int used = 0;
-        for (uint32_t t = 0; t < PS_TYPE_COUNT; t++) used |= rec_of(t, id) != 0;
-        if (used) continue;
+        if (!name_unused(id)) continue;
         name_used[id] = 0;
         names_live--;
         free_names.v[free_names.len++] = id;  /* room reserved above */
         out[k++] = id;
     }
+    PS_ASSERT(k == n);
     return (int32_t)k;
 }
 
