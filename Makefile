@@ -18,7 +18,7 @@ DEBUG_FLAGS := $(filter-out -O2,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
 NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson -DPS_DEBUG \
   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-GLUE := $(sort $(wildcard glue/*.js))
+GLUE := $(sort $(wildcard glue/*.js) glue/abi.js)
 
 .PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz bench check-built demo clean toolchain
 all: wasm dist
@@ -30,7 +30,12 @@ toolchain:
 $(CJSON):
 	bash tools/fetch-cjson.sh third_party/cjson
 
-wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js
+wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js glue/abi.js
+
+# The glue's ABI constants (status codes, types, markers, columns, argument kinds), generated
+# from the headers; committed, and check-built fails when they are stale.
+glue/abi.js: $(HDR) tools/gen-abi.mjs
+	$(NODE) tools/gen-abi.mjs $@ $(HDR)
 
 wasm/perfshim.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
 	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
@@ -102,12 +107,12 @@ test-setup: deps
 # Every test: set-up, native C under sanitizers, fuzzing, Node suites, browser suites.
 test: test-setup test-c test-fuzz test-node test-browser
 
-# CI: the committed wasm/ and dist/ must be what the committed sources build.
+# CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
 check-built: node_modules/.package-lock.json $(CJSON)
-	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js
+	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js glue/abi.js
 	$(MAKE) wasm
 	$(NODE) tools/build-dist.mjs
-	@git diff --exit-code --stat -- wasm dist || { echo "wasm/ or dist/ is stale: run make and commit"; exit 1; }
+	@git diff --exit-code --stat -- wasm dist glue/abi.js || { echo "wasm/, dist/ or glue/abi.js is stale: run make and commit"; exit 1; }
 
 bench: deps wasm dist
 	$(NODE) --expose-gc bench/node.mjs

@@ -40,7 +40,7 @@ test('the CommonJS build is the same realm, and the full entry loaded later shar
 
 test('the classic script installs synchronously on a bare global', () => {
   const code = readFileSync(dist('perfshim.timeline.auto.js'), 'utf8');
-  const context = vm.createContext({ atob, setTimeout, queueMicrotask });
+  const context = vm.createContext({ atob, setTimeout, queueMicrotask, TextDecoder }); // what every browser and worker has
   vm.runInContext(code, context);
   vm.runInContext("performance.mark('a', { startTime: 2 }); globalThis.n = performance.measure('m', 'a').startTime;", context);
   assert.equal(context.n, 2);
