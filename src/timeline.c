@@ -2,8 +2,8 @@
  * timeline.c — the performance entry buffer for the entry types the core owns (mark, measure).
  *
  * Data structure (one set per entry type):
- *   - Entries live in chunked columns (start, sequence, name id, next-of-same-name, state; a
- *     duration column for measures only: a mark's is 0), CHUNK entries a chunk, so growth never
+ *   - Entries live in chunked columns (start, sequence, name id, state; a duration column for
+ *     measures only: a mark's is 0), CHUNK entries a chunk, so growth never
  *     copies existing entries. A slot is (index << 1 | type): each type has its own chunks, so
  *     clearing a type drops its chunks wholesale. Freed indexes go on a free list, reused first.
  *   - The type list: every slot of the type, a sorted prefix [0, sorted) in (startTime, sequence)
@@ -12,10 +12,13 @@
  *     prefix; any other add appends to the tail. A query that needs order first sorts the tail
  *     and merges it into the prefix (`normalize`), so insertion in any order is amortised O(1)
  *     and each entry is sorted once per merge it takes part in.
- *   - Per name and type: a chain of that name's slots through the `next` column (head, tail,
- *     the latest mark, an "unsorted" bit). Chains are in insertion order; a query that finds one
- *     unsorted sorts its slots and relinks the chain, once. The latest mark (max startTime, ties
- *     to the later added) is kept as entries are added: "convert a mark to a timestamp" is O(1).
+ *   - Per name and type: a record with that name's slots, contiguous (one slot inline, so a
+ *     name used once, such as a request id, allocates nothing), in insertion order with an
+ *     "unsorted" bit; a query that finds them unsorted sorts them in place, once. A clear of
+ *     the type frees the arrays that grew past BIG slots (listed as they grow) and keeps the
+ *     small ones for the names' reuse. The latest
+ *     mark (max startTime, ties to the later added) is kept as entries are added: "convert a mark
+ *     to a timestamp" is O(1).
  *   - Names: the shim keeps each string once (its name -> id map); the core hands out dense ids
  *     (released ones reused first) and keeps a byte per id. Records per name and type are
  *     arrays indexed by id.
@@ -25,13 +28,14 @@
  *     read as empty, so no name is visited, nothing is allocated, and no slot is reported.
  *
  * Invariants (checked in debug builds): a live slot is in its type list exactly once and in its
- * name's chain; a dead slot is in the type list only and is freed when the list is compacted;
- * chains never hold dead slots; the prefix [0, sorted) is in timeline order; sequence numbers
+ * name's record; a dead slot is in the type list only and is freed when the list is compacted;
+ * name records never hold dead slots; the prefix [0, sorted) is in timeline order; sequence numbers
  * increase strictly with every add.
  *
  * Costs: add O(1) amortised (plus a chunk allocation every CHUNK entries); query by type
  * O(n + k log k) for k entries added out of order since the last query, else O(n); query by
- * name O(entries of the name) (+ a sort when added out of order); clear by name O(removed);
+ * name O(entries of the name), a copy (+ a sort the first time after out-of-order adds); clear
+ * by name O(removed);
  * clear of a type O(chunks); the latest mark O(1).
  */
 #include <stdlib.h>
@@ -40,23 +44,28 @@
 
 #define CHUNK_BITS 12
 #define CHUNK (1u << CHUNK_BITS)
-#define NONE 0xffffffffu
 enum { LIVE = 0, DEAD = 1, FREE = 2 };
 
 typedef struct {
     double start[CHUNK];
     uint32_t seq[CHUNK];  /* wraps after 2^32 adds: only ties across types would misorder */
     uint32_t name[CHUNK];
-    uint32_t next[CHUNK]; /* next slot of the same name and type, or NONE */
     uint8_t state[CHUNK];
     double dur[];         /* measures only */
 } chunk;
 
 typedef struct {
-    uint32_t head, tail, last_mark; /* slots, NONE when empty */
-    uint32_t epoch : 31;            /* the record is empty unless this is its type's epoch */
-    uint32_t unsorted : 1;          /* the chain is not in timeline order */
+    uint32_t *v;          /* the slots when cap > 0 (kept across clears for reuse) */
+    uint32_t len, cap;    /* cap == 0: at most one slot, in `one` */
+    uint32_t one;
+    uint32_t last_mark;   /* the latest of the slots (marks: the one a name converts to) */
+    uint32_t epoch : 30;  /* the record is empty unless this is its type's epoch */
+    uint32_t unsorted : 1; /* the slots are not in timeline order */
+    uint32_t in_big : 1;  /* the id is in its type's `big` list */
 } name_rec;
+
+#define EPOCH_MASK 0x3fffffffu
+#define BIG 64            /* arrays past this many slots are freed by a clear of the type */
 
 typedef struct {
     chunk **chunks;
@@ -70,6 +79,7 @@ typedef struct {
     double dropped;       /* entries not buffered because the list was full */
     uint32_t epoch;       /* bumped by a clear of the whole type */
     name_rec *recs;       /* name id -> this type's record */
+    ps_vec big;           /* ids whose array grew past BIG since the last clear of the type */
     uint32_t recs_cap;
 } type_buf;
 
@@ -97,7 +107,7 @@ static name_rec *rec_of(uint32_t type, uint32_t name_id)
     type_buf *t = &types[type];
     if (name_id >= t->recs_cap) return 0;
     name_rec *r = &t->recs[name_id];
-    return r->epoch == (t->epoch & 0x7fffffffu) && r->head != NONE ? r : 0;
+    return r->epoch == (t->epoch & EPOCH_MASK) && r->len ? r : 0;
 }
 
 /* True when slot a comes strictly before slot b in timeline order. */
@@ -211,6 +221,52 @@ static uint32_t *scratch_for(uint32_t n)
     return ps__vec_reserve(&scratch, n ? n : 1) == PS_OK ? scratch.v : 0;
 }
 
+static uint32_t *rec_slots(name_rec *r) { return r->cap ? r->v : &r->one; }
+
+/* Room in a name's record for one more slot (the record made current first). */
+static int rec_reserve(type_buf *t, uint32_t name_id)
+{
+    name_rec *r = &t->recs[name_id];
+    if (r->epoch != (t->epoch & EPOCH_MASK)) {
+        r->len = 0;  /* stale since the type was cleared: start over, keep the array */
+        r->unsorted = 0;
+        r->epoch = t->epoch & EPOCH_MASK;
+    }
+    if (r->len < (r->cap ? r->cap : 1)) return PS_OK;
+    uint32_t cap = r->cap ? r->cap * 2 : 4;
+    if (cap > 1u << 30) return PS_E_NOMEM;
+    if (cap > BIG && !r->in_big) {
+        if (ps__vec_push(&t->big, name_id) != PS_OK) return PS_E_NOMEM;
+        r->in_big = 1;
+    }
+    uint32_t *v = realloc(r->v, (size_t)cap * sizeof(uint32_t));
+    if (!v) return PS_E_NOMEM;
+    if (!r->cap) v[0] = r->one;
+    r->v = v;
+    r->cap = cap;
+    return PS_OK;
+}
+
+/* A name's slots in timeline order (sorted in place the first time they are found unsorted). */
+static uint32_t *rec_sorted(name_rec *r)
+{
+    uint32_t *v = rec_slots(r);
+    if (r->unsorted) {
+        uint32_t *tmp = scratch_for(r->len);
+        if (!tmp) return 0;
+        sort_slots(v, r->len, tmp);
+        r->unsorted = 0;
+    }
+    for (uint32_t i = 1; i < r->len; i++) PS_ASSERT(before(v[i - 1], v[i]));
+    return v;
+}
+
+static void rec_free(name_rec *r)
+{
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
 /* Sort the unsorted tail of a type list and merge it into the prefix. */
 static int normalize(type_buf *t)
 {
@@ -262,7 +318,8 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
         t->dropped += 1;  /* "determine if a performance entry buffer is full" */
         return PS_E_LIMIT;
     }
-    if (ps__vec_reserve(&t->list, t->list.len + 1) != PS_OK || recs_fit(t, name_id) != PS_OK)
+    if (ps__vec_reserve(&t->list, t->list.len + 1) != PS_OK || recs_fit(t, name_id) != PS_OK ||
+        rec_reserve(t, name_id) != PS_OK)
         return PS_E_NOMEM;
     int64_t got = slot_alloc(type);
     if (got < 0) return (int32_t)got;
@@ -274,53 +331,22 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
     if (type == PS_TYPE_MEASURE) c->dur[ix] = duration;
     c->seq[ix] = next_seq++;
     c->name[ix] = name_id;
-    c->next[ix] = NONE;
     c->state[ix] = LIVE;
     /* The new slot has the largest sequence: it is in order when it starts no earlier. */
     uint32_t n = t->list.len;
     if (t->sorted == n && (n == 0 || !before(slot, t->list.v[n - 1]))) t->sorted++;
     t->list.v[t->list.len++] = slot;
-    name_rec *r = rec_of(type, name_id);
-    if (!r) {
-        r = &t->recs[name_id];
-        r->head = r->tail = r->last_mark = slot;
-        r->epoch = t->epoch & 0x7fffffffu;
-        r->unsorted = 0;
+    name_rec *r = &t->recs[name_id];  /* made current, with room, by rec_reserve */
+    uint32_t *v = rec_slots(r);
+    if (r->len == 0) {
+        r->last_mark = slot;
     } else {
-        if (before(slot, r->tail)) r->unsorted = 1;
-        AT(r->tail)->next[IX(r->tail)] = slot;
-        r->tail = slot;
+        if (before(slot, v[r->len - 1])) r->unsorted = 1;
         if (!before(slot, r->last_mark)) r->last_mark = slot;
     }
+    v[r->len++] = slot;
     if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
     return (int32_t)slot;
-}
-
-/* A name's chain in timeline order, written to out (room for every slot of the chain); a chain
- * found unsorted is relinked in order. Returns the count or PS_E_NOMEM. */
-static int32_t chain_out(name_rec *r, uint32_t *out)
-{
-    uint32_t k = 0;
-    for (uint32_t s = r->head; s != NONE; s = AT(s)->next[IX(s)]) out[k++] = s;
-    if (r->unsorted) {
-        uint32_t *tmp = scratch_for(k);
-        if (!tmp) return PS_E_NOMEM;
-        sort_slots(out, k, tmp);
-        for (uint32_t i = 0; i + 1 < k; i++) AT(out[i])->next[IX(out[i])] = out[i + 1];
-        AT(out[k - 1])->next[IX(out[k - 1])] = NONE;
-        r->head = out[0];
-        r->tail = out[k - 1];
-        r->unsorted = 0;
-    }
-    for (uint32_t i = 1; i < k; i++) PS_ASSERT(before(out[i - 1], out[i]));
-    return (int32_t)k;
-}
-
-static uint32_t chain_len(const name_rec *r)
-{
-    uint32_t k = 0;
-    for (uint32_t s = r ? r->head : NONE; s != NONE; s = AT(s)->next[IX(s)]) k++;
-    return k;
 }
 
 /* Merge two sorted slot runs into out, skipping dead slots; returns the count. */
@@ -336,23 +362,16 @@ static uint32_t merge_into(uint32_t *out, const uint32_t *a, uint32_t na, const 
     return k;
 }
 
-/* getEntriesByName(name) over both types: each chain in order, then merged. */
+/* getEntriesByName(name) over both types: each record in order, then merged. */
 static int32_t query_name_all(uint32_t name_id)
 {
     name_rec *m = rec_of(PS_TYPE_MARK, name_id), *e = rec_of(PS_TYPE_MEASURE, name_id);
-    if (!m || !e) {
-        name_rec *r = m ? m : e;
-        if (!r) return 0;
-        uint32_t *out = ps__result_reserve(chain_len(r));
-        return out ? chain_out(r, out) : PS_E_NOMEM;
-    }
-    uint32_t nm = chain_len(m), ne = chain_len(e);
-    uint32_t *out = ps__result_reserve(2 * (nm + ne));
+    uint32_t nm = m ? m->len : 0, ne = e ? e->len : 0;
+    const uint32_t *a = m ? rec_sorted(m) : 0, *b = e ? rec_sorted(e) : 0;
+    if ((m && !a) || (e && !b)) return PS_E_NOMEM;
+    uint32_t *out = ps__result_reserve(nm + ne ? nm + ne : 1);
     if (!out) return PS_E_NOMEM;
-    int32_t a = chain_out(m, out + nm + ne), b;
-    if (a < 0 || (b = chain_out(e, out + 2 * nm + ne)) < 0) return PS_E_NOMEM;
-    out = ps_result_ptr();
-    return (int32_t)merge_into(out, out + nm + ne, nm, out + 2 * nm + ne, ne);
+    return (int32_t)merge_into(out, a, nm, b, ne);
 }
 
 /* Performance Timeline §filter buffer map by name and type (for the types owned here). */
@@ -364,8 +383,11 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id)
         if (type < 0) return query_name_all((uint32_t)name_id);
         name_rec *r = rec_of((uint32_t)type, (uint32_t)name_id);
         if (!r) return 0;
-        uint32_t *out = ps__result_reserve(chain_len(r));
-        return out ? chain_out(r, out) : PS_E_NOMEM;
+        const uint32_t *v = rec_sorted(r);
+        uint32_t *out = v ? ps__result_reserve(r->len) : 0;
+        if (!out) return PS_E_NOMEM;
+        memcpy(out, v, (size_t)r->len * sizeof(uint32_t));
+        return (int32_t)r->len;
     }
     for (int i = 0; i < PS_TYPE_COUNT; i++) {
         compact(&types[i]);
@@ -390,9 +412,20 @@ static uint32_t clear_type(type_buf *t)
     ps__vec_free(&t->free_idx);
     ps__vec_free(&t->list);
     t->sorted = t->dead = 0;
-    if (++t->epoch > 0x7fffffffu) {
+    /* Big per-name arrays are freed (O(entries / BIG) at most); small ones stay for reuse. */
+    for (uint32_t i = 0; i < t->big.len; i++) {
+        name_rec *r = &t->recs[t->big.v[i]];
+        if (r->cap > BIG) {
+            free(r->v);
+            r->v = 0;
+            r->cap = 0;
+        }
+        r->in_big = 0;
+    }
+    ps__vec_free(&t->big);
+    if (++t->epoch > EPOCH_MASK) {
         /* After 2^31 clears the epoch wraps: forget every record for real, once. */
-        if (t->recs) memset(t->recs, 0, (size_t)t->recs_cap * sizeof(name_rec));
+        for (uint32_t id = 0; id < t->recs_cap; id++) rec_free(&t->recs[id]);
         t->epoch = 1;
     }
     return n;
@@ -406,15 +439,20 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
     if (!name_live(name_id)) return 0;
     name_rec *r = rec_of(type, (uint32_t)name_id);
     if (!r) return 0;
-    uint32_t *out = ps__result_reserve(chain_len(r));
+    uint32_t n = r->len, *v = rec_slots(r);
+    uint32_t *out = ps__result_reserve(n);
     if (!out) return PS_E_NOMEM;
-    uint32_t n = 0;
-    for (uint32_t s = r->head; s != NONE; s = AT(s)->next[IX(s)]) {
-        out[n++] = s;
-        AT(s)->state[IX(s)] = DEAD;
+    for (uint32_t i = 0; i < n; i++) {
+        out[i] = v[i];
+        AT(v[i])->state[IX(v[i])] = DEAD;
     }
-    r->head = r->tail = r->last_mark = NONE;
+    r->len = 0;
     r->unsorted = 0;
+    if (r->cap > BIG) {  /* a big array is given back; small ones stay for the name's reuse */
+        free(r->v);
+        r->v = 0;
+        r->cap = 0;
+    }
     t->dead += n;
     if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
     return (int32_t)n;
@@ -468,6 +506,8 @@ PS_API int32_t ps_timeline_release_names(void)
     uint32_t k = 0;
     for (uint32_t id = 0; id < names_hw; id++) {
         if (!name_unused(id)) continue;
+        for (uint32_t t = 0; t < PS_TYPE_COUNT; t++)
+            if (id < types[t].recs_cap) rec_free(&types[t].recs[id]);
         name_used[id] = 0;
         names_live--;
         free_names.v[free_names.len++] = id;  /* room reserved above */
@@ -483,8 +523,9 @@ PS_API double ps_timeline_bytes(void)
     for (uint32_t i = 0; i < PS_TYPE_COUNT; i++) {
         const type_buf *t = &types[i];
         b += (double)t->n_chunks * chunk_size(i) + (double)t->chunks_cap * sizeof(chunk *) +
-             (double)t->free_idx.cap * 4 + (double)t->list.cap * 4 +
+             (double)t->free_idx.cap * 4 + (double)t->list.cap * 4 + (double)t->big.cap * 4 +
              (double)t->recs_cap * sizeof(name_rec);
+        for (uint32_t id = 0; id < t->recs_cap; id++) b += (double)t->recs[id].cap * 4;
     }
     return b;
 }

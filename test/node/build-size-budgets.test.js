@@ -11,8 +11,8 @@ const BUDGETS = [
   ['dist/perfshim.timeline.auto.js', 17.5, 15],
   ['dist/timeline.mjs', 17.5, 15],
   ['dist/timeline.cjs', 17.5, 15],
-  ['dist/perfshim.mjs', 70, 40],
-  ['dist/perfshim.auto.js', 70, 40],
+  ['dist/perfshim.mjs', 72, 40],
+  ['dist/perfshim.auto.js', 72, 40],
 ];
 
 for (const [file, ceiling, goal] of BUDGETS) {
