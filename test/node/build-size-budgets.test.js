@@ -8,9 +8,9 @@ import { gzipSync } from 'node:zlib';
 
 // [file, ceiling enforced now (KB), goal (KB)]
 const BUDGETS = [
-  ['dist/perfshim.timeline.auto.js', 17.5, 15],
-  ['dist/timeline.mjs', 17.5, 15],
-  ['dist/timeline.cjs', 17.5, 15],
+  ['dist/perfshim.timeline.auto.js', 18.5, 15],
+  ['dist/timeline.mjs', 18.5, 15],
+  ['dist/timeline.cjs', 18.5, 15],
   ['dist/perfshim.mjs', 72, 40],
   ['dist/perfshim.auto.js', 72, 40],
 ];
