@@ -22,6 +22,7 @@ const INPUT_EVENTS = ['auxclick', 'click', 'contextmenu', 'dblclick', 'mousedown
 const FIXED_NAMES = {
   paint: ['first-paint', 'first-contentful-paint'],
   'largest-contentful-paint': [''],
+  'interaction-contentful-paint': [''], // Chromium's soft-navigation paints, named as LCP's
   'layout-shift': [''],
   element: ['image-paint', 'text-paint'],
   'visibility-state': ['visible', 'hidden'],
