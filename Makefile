@@ -30,7 +30,7 @@ toolchain:
 $(CJSON):
 	bash tools/fetch-cjson.sh third_party/cjson
 
-wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js glue/abi.js
+wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js glue/abi.js
 
 # The glue's ABI constants (status codes, types, markers, columns, argument kinds), generated
 # from the headers; committed, and check-built fails when they are stale.
@@ -40,6 +40,16 @@ glue/abi.js: $(HDR) tools/gen-abi.mjs
 wasm/perfshim.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
 	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
 	@sha256sum $@ | tee wasm/SHA256SUMS
+
+# The timeline-only core (perfshim/timeline): User Timing + Performance Timeline, no cJSON; its
+# ABI is the main header's PS_API declarations only. Built for size (-Oz: a 15 KB budget).
+TIMELINE_SRC := src/exchange.c src/timeline.c src/usertiming.c src/vec.c
+wasm/perfshim-timeline.wasm: $(TIMELINE_SRC) src/perfshim.h src/internal.h Makefile | toolchain
+	$(EMCC) $(filter-out -O2,$(WASM_FLAGS)) -Oz -sEXPORTED_FUNCTIONS=$(shell bash tools/exports.sh src/perfshim.h) $(TIMELINE_SRC) -o $@
+	@sha256sum $@ | tee wasm/perfshim-timeline.wasm.sha256
+
+wasm/perfshim-timeline.wasm.js: wasm/perfshim-timeline.wasm tools/embed-wasm.mjs
+	$(NODE) tools/embed-wasm.mjs $< $@
 
 # The debug build (not committed): -O0, names, invariant traps. The Node suites run on it too.
 build/perfshim.debug.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
@@ -99,7 +109,7 @@ test: test-setup test-c test-fuzz test-node test-browser
 
 # CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
 check-built: node_modules/.package-lock.json $(CJSON)
-	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js glue/abi.js
+	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js glue/abi.js
 	$(MAKE) wasm
 	$(NODE) tools/build-dist.mjs
 	@git diff --exit-code --stat -- wasm dist glue/abi.js || { echo "wasm/, dist/ or glue/abi.js is stale: run make and commit"; exit 1; }

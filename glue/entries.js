@@ -44,11 +44,14 @@ function metaFor(entryType) {
   return m;
 }
 
+// A mark's duration is always 0: only measures carry a duration field (memory per buffered
+// mark is a target; each field is 8 bytes).
+let measureDuration;
+
 export class PerformanceEntry {
   #name;
   #meta;
   #startTime;
-  #duration;
   #detail;
 
   constructor(token) {
@@ -56,14 +59,16 @@ export class PerformanceEntry {
     this.#name = pending.name;
     this.#meta = metaFor(pending.entryType);
     this.#startTime = pending.startTime;
-    this.#duration = pending.duration;
     this.#detail = pending.detail;
   }
 
   get name() { return #name in this ? this.#name : forward('name', this); }
   get entryType() { return #meta in this ? this.#meta.entryType : forward('entryType', this); }
   get startTime() { return #startTime in this ? this.#startTime : forward('startTime', this); }
-  get duration() { return #duration in this ? this.#duration : forward('duration', this); }
+  get duration() {
+    if (!(#meta in this)) return forward('duration', this);
+    return this.#meta.entryType === 'measure' ? measureDuration(this) : 0;
+  }
   get navigationId() { return #meta in this ? this.#meta.navigationId : forward('navigationId', this); }
 
   toJSON() {
@@ -73,7 +78,7 @@ export class PerformanceEntry {
     }
     const json = {
       name: this.#name, entryType: this.#meta.entryType, startTime: this.#startTime,
-      duration: this.#duration,
+      duration: this.#meta.entryType === 'measure' ? measureDuration(this) : 0,
     };
     if (hasNavigationId) json.navigationId = this.#meta.navigationId;
     json.detail = this.#detail;
@@ -152,10 +157,15 @@ export class PerformanceMark extends PerformanceEntry {
 }
 
 export class PerformanceMeasure extends PerformanceEntry {
+  #duration;
+
   constructor(token) {
     if (token !== INTERNAL) throw new TypeError(`${failedConstruct('PerformanceMeasure')}: Illegal constructor`);
     super(INTERNAL);
+    this.#duration = pending.duration;
   }
+
+  static { measureDuration = (v) => v.#duration; }
 
   get detail() { return entryDetail(this, 'PerformanceMeasure', 'measure'); }
 }

@@ -5,14 +5,16 @@ import { lazyCore } from './loader.js';
 import { createRealm } from './performance.js';
 import { install as installInto } from './install.js';
 import { createProfilerClass } from './profiler.js';
+import { createMeasureMemory } from './measure-memory.js';
 
 const KEY = Symbol.for('perfshim.realm');
-function newRealm() {
-  const r = createRealm(lazyCore());
-  r.Profiler = createProfilerClass(r.core);
-  return r;
+const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore(), { measureMemory: createMeasureMemory }));
+// A realm that perfshim/timeline made first keeps its timeline (one per realm); profiler traces
+// then live in a full core of their own (the timeline-only core has no trace functions).
+if (!realm.Profiler) {
+  realm.traceCore = realm.methods.measureUserAgentSpecificMemory ? realm.core : lazyCore();
+  realm.Profiler = createProfilerClass(realm.traceCore);
 }
-const realm = globalThis[KEY] || (globalThis[KEY] = newRealm());
 
 export const performance = realm.performance;
 export const PerformanceEntry = realm.PerformanceEntry;
@@ -37,7 +39,7 @@ export default performance;
 // Trace exporters (Chrome .cpuprofile, trace events, speedscope) and the .cpuprofile importer,
 // over the realm's core (instantiated on the first call, like the rest).
 import { createExporters } from './export.js';
-const exporters = createExporters(realm.core);
+const exporters = createExporters(realm.traceCore);
 /** A ProfilerTrace as a Chrome DevTools .cpuprofile object (JSON.stringify it to save). */
 export const toCpuProfile = exporters.toCpuProfile;
 /** A ProfilerTrace (+ options.entries' marks and measures) as Chrome trace-event JSON. */

@@ -142,7 +142,7 @@ export function install(realm, options = {}) {
       result.reasons.profiler = hasNative ? ['forced'] : ['no Profiler'];
     }
   }
-  if (!done.features.has('memory')) {
+  if (!done.features.has('memory') && realm.methods.measureUserAgentSpecificMemory) {
     const why = memoryShortfalls();
     if (force || why.length) {
       installMemory(realm, force);

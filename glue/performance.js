@@ -14,13 +14,12 @@ import {
 } from './entries.js';
 import { Timeline } from './timeline.js';
 import { createObserverClasses } from './observer.js';
-import { createMeasureMemory } from './measure-memory.js';
 import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
 
 const CTX = Object.fromEntries(['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries',
   'getEntriesByType', 'getEntriesByName'].map((op) => [op, failed(op, 'Performance')]));
 
-export function createRealm(core, { host = true } = {}) {
+export function createRealm(core, { host = true, measureMemory = null } = {}) {
   const timeline = new Timeline(core, { host });
   const out = () => core.out();
   const { PerformanceObserver, PerformanceObserverEntryList } = createObserverClasses(timeline);
@@ -209,10 +208,13 @@ export function createRealm(core, { host = true } = {}) {
     },
   };
 
-  // Measure Memory: the same function under the current name and the older draft's.
-  const measureUserAgentSpecificMemory = createMeasureMemory(core, { brand: (t) => receivers.has(t) });
-  methods.measureUserAgentSpecificMemory = measureUserAgentSpecificMemory;
-  methods.measureMemory = function measureMemory() { return measureUserAgentSpecificMemory.call(this); };
+  // Measure Memory (the full entry passes its factory; the timeline-only build has none): the
+  // same function under the current name and the older draft's.
+  if (measureMemory) {
+    const measureUserAgentSpecificMemory = measureMemory(core, { brand: (t) => receivers.has(t) });
+    methods.measureUserAgentSpecificMemory = measureUserAgentSpecificMemory;
+    methods.measureMemory = function measureMemory() { return measureUserAgentSpecificMemory.call(this); };
+  }
 
   // The ponyfill's performance object: a Performance of its own, on the host's clock.
   const Base = typeof EventTarget === 'function' ? EventTarget : Object;

@@ -9,6 +9,48 @@ export const OWNED_TYPES = Object.assign([], { [PS_TYPE_MARK]: 'mark', [PS_TYPE_
 const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
 export const typeIndex = (type) => { const i = TYPE_INDEX.get(type); return i === undefined ? -1 : i; };
 
+// The names a browser's own entry types can carry, from their specs: a URL (resource,
+// navigation, soft-navigation: always with a scheme, so with ':'), or one of a few fixed names.
+// A host with any other type may name entries anything: it is always asked.
+const URL_NAMED = new Set(['resource', 'navigation', 'soft-navigation']);
+const INPUT_EVENTS = ['auxclick', 'click', 'contextmenu', 'dblclick', 'mousedown', 'mouseenter',
+  'mouseleave', 'mouseout', 'mouseover', 'mouseup', 'pointerover', 'pointerenter', 'pointerdown',
+  'pointerup', 'pointercancel', 'pointerout', 'pointerleave', 'gotpointercapture',
+  'lostpointercapture', 'touchstart', 'touchend', 'touchcancel', 'keydown', 'keypress', 'keyup',
+  'beforeinput', 'input', 'compositionstart', 'compositionupdate', 'compositionend', 'dragstart',
+  'dragend', 'dragenter', 'dragleave', 'dragover', 'drop'];
+const FIXED_NAMES = {
+  paint: ['first-paint', 'first-contentful-paint'],
+  'largest-contentful-paint': [''],
+  'interaction-contentful-paint': [''], // Chromium's soft-navigation paints, named as LCP's
+  'layout-shift': [''],
+  element: ['image-paint', 'text-paint'],
+  'visibility-state': ['visible', 'hidden'],
+  longtask: ['unknown', 'self', 'same-origin-ancestor', 'same-origin-descendant', 'same-origin',
+    'cross-origin-ancestor', 'cross-origin-descendant', 'cross-origin-unreachable', 'multiple-contexts'],
+  taskattribution: ['unknown', 'script'],
+  event: INPUT_EVENTS,
+  'first-input': INPUT_EVENTS,
+  'back-forward-cache-restoration': [''],
+  'long-animation-frame': [],
+  script: [],
+};
+
+/** For a browser's own entry types: a test of whether a name may be one of their entries'
+ *  names (false: getEntriesByName need not ask the host), or null when some type's names are
+ *  not known (ask every time). Each type's own name is allowed too, to be safe. */
+export function hostNameFilter(types) {
+  const fixed = new Set();
+  for (const t of types) {
+    if (URL_NAMED.has(t)) continue;
+    const names = FIXED_NAMES[t];
+    if (!names) return null;
+    for (const n of names) fixed.add(n);
+    fixed.add(t);
+  }
+  return (name) => name.includes(':') || fixed.has(name);
+}
+
 /** Merge two lists sorted by startTime (stable: `a` first on ties). */
 function mergeSorted(a, b) {
   if (!a.length) return b;
@@ -24,45 +66,42 @@ function mergeSorted(a, b) {
 export class Timeline {
   constructor(core, { host = true } = {}) {
     this.core = core;
-    this.names = new Map();      // name -> id in the core
-    this.idNames = [];           // id -> name
+    this.names = new Map();      // name -> id in the core (the only copy of the string)
     this.releaseAt = 4096;       // names held before unused ones are released
-    this.objects = [];           // slot -> entry object
+    this.objects = OWNED_TYPES.map(() => []); // per type: slot >>> 1 -> entry object (slot & 1 is the type)
     this.host = host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
     this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
+    this.hostMayName = isNode ? null : hostNameFilter(this.hostTypes);
     this.registered = [];        // registered performance observers (spec order)
     this.interested = OWNED_TYPES.map(() => []); // per owned type: registered observers
     this.taskQueued = false;
   }
 
-  /** Id of `name`, interning it in the core the first time. */
+  /** Id of `name`: the core hands out a new one the first time (the string stays here). */
   intern(name) {
     let id = this.names.get(name);
     if (id !== undefined) return id;
     if (this.names.size >= this.releaseAt) this.releaseNames();
     const core = this.core;
-    id = core.check(core.x.ps_timeline_intern(core.putString(name)), 'perfshim');
+    id = core.check(core.x.ps_timeline_name_new(), 'perfshim');
     this.names.set(name, id);
-    this.idNames[id] = name;
     return id;
   }
 
-  /** Forget the names no buffered entry uses (the core frees them too). */
+  /** Forget the names no buffered entry uses (the core reuses their ids). O(names), and run
+   *  only when the map has doubled since the last time. */
   releaseNames() {
     const core = this.core;
     const n = core.check(core.x.ps_timeline_release_names(), 'perfshim');
     const mem = core.u32(), base = core.results();
-    for (let i = 0; i < n; i++) {
-      const id = mem[base + i];
-      this.names.delete(this.idNames[id]);
-      this.idNames[id] = undefined;
-    }
+    const gone = new Set(mem.subarray(base, base + n));
+    for (const [name, id] of this.names) if (gone.has(id)) this.names.delete(name);
     this.releaseAt = Math.max(4096, this.names.size * 2);
   }
 
   /** Record a slot returned by the core for `entry` (or nothing when it was dropped). */
   store(slot, entry, context) {
-    if (slot >= 0) this.objects[slot] = entry;
+    if (slot >= 0) this.objects[slot & 1][slot >>> 1] = entry;
     else if (slot !== PS_E_LIMIT) this.core.check(slot, context);
   }
 
@@ -78,7 +117,7 @@ export class Timeline {
     const mem = core.u32(), base = core.results();
     const objects = this.objects;
     const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = objects[mem[base + i]];
+    for (let i = 0; i < n; i++) { const s = mem[base + i]; out[i] = objects[s & 1][s >>> 1]; }
     return out;
   }
 
@@ -87,6 +126,8 @@ export class Timeline {
     if (!this.host) return [];
     if (type !== null) return this.hostOfType(name, type);
     if (!isNode || !this.hostTypes.length) {
+      // A name none of the host's types can carry (most mark names): no host query at all.
+      if (name !== null && this.hostMayName && !this.hostMayName(name)) return [];
       // Browsers index their buffers by name but scan for (name, type): one query, filtered.
       let all;
       try {
@@ -132,9 +173,14 @@ export class Timeline {
     }
     const core = this.core;
     const n = core.check(core.x.ps_timeline_clear(type, id), 'perfshim');
+    if (id < 0) {
+      // The core dropped the whole type (and reports no slots): so does the object table.
+      this.objects[type] = [];
+      return;
+    }
     const mem = core.u32(), base = core.results();
-    const objects = this.objects;
-    for (let i = 0; i < n; i++) objects[mem[base + i]] = undefined;
+    const objects = this.objects[type];
+    for (let i = 0; i < n; i++) objects[mem[base + i] >>> 1] = undefined;
   }
 
   /** Performance Timeline §queue a PerformanceEntry, observer part (buffering is the core's). */

@@ -65,22 +65,24 @@ PS_API void ps_blob_release(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Timeline (timeline.c): the performance entry buffer for the entry types the core owns.
- * Entry types are small integers (PS_TYPE_*); names are ids from ps_timeline_intern.
- * A slot identifies a buffered entry until that entry is cleared; then it may be reused.
+ * Entry types are small integers (PS_TYPE_*); names are ids from ps_timeline_name_new.
+ * A slot identifies a buffered entry until that entry is cleared; then it may be reused. A
+ * slot's low bit is its entry type (each type has its own slots), the rest an index.
  */
 enum { PS_TYPE_MARK = 0, PS_TYPE_MEASURE = 1, PS_TYPE_COUNT = 2 };
 
-/* Intern the `len` UTF-8 bytes at the exchange buffer as an entry name. Returns the id (>= 0)
- * or PS_E_NOMEM. The same bytes give the same id while the name is live. */
-PS_API int32_t ps_timeline_intern(uint32_t len);
+/* A new entry-name id (>= 0; a released one is reused first) or PS_E_NOMEM. The shim keeps the
+ * name itself (one copy) and its name -> id map; the core never sees the string. */
+PS_API int32_t ps_timeline_name_new(void);
 /* Append an entry. Returns its slot (>= 0), PS_E_LIMIT when the type's buffer is full (the
  * entry is counted as dropped, not stored), or PS_E_NOMEM / PS_E_ARG. */
 PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, double duration);
 /* Filter by type and name (-1 = any), sorted by startTime, ties in insertion order. Writes the
  * slots to the result buffer and returns their count (or PS_E_NOMEM / PS_E_ARG). */
 PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id);
-/* Remove the entries of `type` named `name_id` (-1 = every name). Writes the removed slots to
- * the result buffer and returns their count. */
+/* Remove the entries of `type` named `name_id` and return their count. For one name, the
+ * removed slots are written to the result buffer; for every name (-1), nothing is written (the
+ * whole type's slots are void: drop them all) and nothing is allocated. */
 PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id);
 /* Read a buffered entry: returns its type and writes start time to out[0], duration to
  * out[1] and name id to out[2]; PS_E_NOT_FOUND for a free or cleared slot. */
@@ -91,8 +93,8 @@ PS_API double ps_timeline_dropped(uint32_t type);
 /* Cap the buffer of `type` at `max_entries` (0 = unbounded, the spec's default for marks and
  * measures). Returns PS_OK or PS_E_ARG. */
 PS_API int32_t ps_timeline_set_limit(uint32_t type, uint32_t max_entries);
-/* Release names that no buffered entry uses; writes their ids to the result buffer and returns
- * the count. The shim forgets those ids. */
+/* Release the names that no buffered entry uses; writes their ids to the result buffer and
+ * returns the count. The shim forgets those ids; later ps_timeline_name_new calls reuse them. */
 PS_API int32_t ps_timeline_release_names(void);
 /* Bytes held by the timeline (entries, indexes, names), for benchmarks and stats. */
 PS_API double ps_timeline_bytes(void);

@@ -2,7 +2,7 @@
 // script; print the minified + gzipped size of module + glue. Output is deterministic, so CI
 // can check that the committed dist/ matches.
 import { build } from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
 mkdirSync('dist', { recursive: true });
@@ -29,6 +29,23 @@ writeFileSync('dist/auto.mjs', `${banner}\n// import 'perfshim/auto': install sy
 await emit('dist/perfshim.cjs', { entryPoints: ['glue/index.js'], format: 'cjs', platform: 'neutral' });
 writeFileSync('dist/auto.cjs', `${banner}\n'use strict';\n// require('perfshim/auto'): install synchronously on the globals.\nconst perfshim = require('./perfshim.cjs');\nmodule.exports = { installed: perfshim.install() };\n`);
 await emit('dist/perfshim.auto.js', { entryPoints: ['glue/auto-classic.js'], format: 'iife', platform: 'browser' });
+
+// perfshim/timeline: User Timing + Performance Timeline only, over the timeline-only core (the
+// loader's embedded bytes are swapped for wasm/perfshim-timeline.wasm.js in these bundles).
+// These have a size budget (15 KB gzipped) and no profiler: identifiers are minified too.
+const timelineCore = {
+  name: 'timeline-core',
+  setup(b) {
+    b.onResolve({ filter: /perfshim\.wasm\.js$/ }, () => ({ path: new URL('../wasm/perfshim-timeline.wasm.js', import.meta.url).pathname }));
+  },
+};
+const timeline = { entryPoints: ['glue/timeline-only.js'], plugins: [timelineCore], minifyIdentifiers: true };
+await emit('dist/timeline.mjs', { ...timeline, format: 'esm', platform: 'neutral' });
+await emit('dist/timeline.cjs', { ...timeline, format: 'cjs', platform: 'neutral' });
+await emit('dist/perfshim.timeline.auto.js', { ...timeline, entryPoints: ['glue/timeline-auto-classic.js'], format: 'iife', platform: 'browser' });
+for (const f of ['dist/perfshim.mjs', 'dist/perfshim.auto.js', 'dist/timeline.mjs', 'dist/perfshim.timeline.auto.js']) {
+  console.log(`${f}: ${(gzipSync(readFileSync(f), { level: 9 }).length / 1024).toFixed(1)} KB gzipped (eager)`);
+}
 
 const min = await build({ ...common, entryPoints: ['glue/index.js'], format: 'esm', platform: 'neutral', minify: true, banner: {} });
 const bytes = min.outputFiles[0].contents;

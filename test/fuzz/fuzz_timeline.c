@@ -1,16 +1,26 @@
-/* Fuzz the entry buffer with random operation sequences (add, clear by name, clear all, query,
- * measure, caps, name release) and check its invariants after each query: results are sorted
- * by (startTime, insertion), belong to the asked type and name, and counts agree. */
+/* Fuzz the entry buffer with random operation sequences (adds in any time order, clear by name,
+ * clear all, query, measure, caps, name release) and check its invariants after each query:
+ * results are sorted by (startTime, insertion), belong to the asked type and name, counts
+ * agree, and a name's latest mark is the last of its marks. */
 #include <stdlib.h>
 #include <string.h>
 #include "perfshim.h"
 
+/* Eight names, as the shim's name -> id map holds them (the core keeps no strings). */
+static int32_t ids[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+
 static int32_t intern(uint8_t k)
 {
-    char s[8] = "n?";
-    s[1] = (char)('a' + k % 8);
-    memcpy(ps_exchange_reserve(2), s, 2);
-    return ps_timeline_intern(2);
+    if (ids[k % 8] < 0) ids[k % 8] = ps_timeline_name_new();
+    return ids[k % 8];
+}
+
+static void release(void)
+{
+    int32_t n = ps_timeline_release_names();
+    for (int32_t r = 0; r < n; r++)
+        for (int i = 0; i < 8; i++)
+            if (ids[i] == (int32_t)ps_result_ptr()[r]) ids[i] = -1;
 }
 
 static void check_query(int32_t type, int32_t name)
@@ -29,6 +39,11 @@ static void check_query(int32_t type, int32_t name)
         prev = out[0];
     }
     if (type >= 0 && name < 0 && (uint32_t)n != ps_timeline_count((uint32_t)type)) abort();
+    /* The mark a name converts to is the last of its marks in timeline order. */
+    if (type == PS_TYPE_MARK && name >= 0) {
+        int32_t st = ps_usertiming_measure(0, 0, PS_ARG_MARK, name, 0, 0, PS_ARG_ABSENT, 0, 1e9);
+        if (n == 0 ? st != PS_E_SYNTAX : st != PS_OK || ps_out_ptr()[0] != prev) abort();
+    }
     free(r);
 }
 
@@ -44,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 4: if (b < 16) ps_timeline_clear(type, -1); break;
         case 5: check_query(b % 3 == 0 ? -1 : (int32_t)type, b & 1 ? name : -1); break;
         case 6: ps_usertiming_measure(b & 1, 0, PS_ARG_MARK, name, b & 2 ? PS_ARG_TIME : 0, b % 7, PS_ARG_TIME, b, 100); break;
-        case 7: if (b < 8) ps_timeline_set_limit(type, b); else if (b > 250) ps_timeline_release_names(); break;
+        case 7: if (b < 8) ps_timeline_set_limit(type, b); else if (b > 250) release(); break;
         }
     }
     check_query(-1, -1);

@@ -1,0 +1,25 @@
+// perfshim/timeline: User Timing 3 + Performance Timeline 2 only (no profiler, memory or
+// exporters), for pages and services that want marks and measures; its bundles embed the
+// timeline-only core (wasm/perfshim-timeline.wasm). Same realm rule as the full entry: one
+// timeline per JavaScript realm, shared with the full `perfshim` if that is loaded too.
+import { lazyCore } from './loader.js';
+import { createRealm } from './performance.js';
+import { install as installInto } from './install.js';
+
+const KEY = Symbol.for('perfshim.realm');
+const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore()));
+
+export const performance = realm.performance;
+export const PerformanceEntry = realm.PerformanceEntry;
+export const PerformanceMark = realm.PerformanceMark;
+export const PerformanceMeasure = realm.PerformanceMeasure;
+export const PerformanceObserver = realm.PerformanceObserver;
+export const PerformanceObserverEntryList = realm.PerformanceObserverEntryList;
+/** Cap the 'mark' or 'measure' buffer (0 = unbounded); see the full entry. */
+export const setBufferLimit = realm.setBufferLimit;
+export const droppedEntries = realm.droppedEntries;
+
+/** Install User Timing + Performance Timeline on the globals ({ force } as the full entry). */
+export function install(options) { return installInto(realm, options); }
+
+export default performance;

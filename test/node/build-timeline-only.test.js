@@ -1,0 +1,50 @@
+// The perfshim/timeline builds (dist/timeline.mjs, dist/timeline.cjs, the classic script
+// dist/perfshim.timeline.auto.js): User Timing + Performance Timeline over the timeline-only
+// core, no profiler or memory; the full entry loaded later in the same realm shares its timeline.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import vm from 'node:vm';
+import * as timeline from '../../dist/timeline.mjs';
+
+const dist = (f) => new URL(`../../dist/${f}`, import.meta.url);
+
+test('the ESM build marks, measures and queries, and has no profiler or memory', () => {
+  const { performance, PerformanceMark, PerformanceObserver } = timeline;
+  const m = performance.mark('tl-start', { startTime: 1, detail: { a: 1 } });
+  assert.ok(m instanceof PerformanceMark);
+  assert.deepEqual(m.detail, { a: 1 });
+  performance.mark('tl-end', { startTime: 4 });
+  assert.equal(performance.measure('tl', 'tl-start', 'tl-end').duration, 3);
+  assert.deepEqual(performance.getEntriesByName('tl-start'), [m]);
+  assert.equal(typeof PerformanceObserver.supportedEntryTypes, 'object');
+  assert.equal('Profiler' in timeline, false);
+  assert.equal('toCpuProfile' in timeline, false);
+  assert.equal(performance.measureUserAgentSpecificMemory, undefined);
+  assert.throws(() => performance.measure('x', 'no-such-mark'), (e) => e instanceof DOMException && e.name === 'SyntaxError');
+  // The embedded core is the timeline-only one: no trace functions.
+  assert.ok(!readFileSync(dist('timeline.mjs'), 'utf8').includes('ps_trace_'));
+});
+
+test('the CommonJS build is the same realm, and the full entry loaded later shares it', async () => {
+  const cjs = createRequire(import.meta.url)('../../dist/timeline.cjs');
+  assert.equal(cjs.performance, timeline.performance);
+  const full = await import('../../dist/perfshim.mjs');
+  assert.equal(full.performance, timeline.performance);
+  assert.equal(typeof full.Profiler, 'function');
+  assert.equal(full.performance.getEntriesByName('tl-start').length, 1);
+  full.performance.clearMarks();
+  assert.equal(timeline.performance.getEntriesByType('mark').length, 0);
+});
+
+test('the classic script installs synchronously on a bare global', () => {
+  const code = readFileSync(dist('perfshim.timeline.auto.js'), 'utf8');
+  const context = vm.createContext({ atob, setTimeout, queueMicrotask, TextDecoder }); // what every browser and worker has
+  vm.runInContext(code, context);
+  vm.runInContext("performance.mark('a', { startTime: 2 }); globalThis.n = performance.measure('m', 'a').startTime;", context);
+  assert.equal(context.n, 2);
+  assert.equal(typeof context.perfshim.install, 'function');
+  assert.equal(typeof context.PerformanceObserver, 'function');
+  assert.equal(context.Profiler, undefined);
+});
