@@ -85,7 +85,7 @@ async function download(p, selector) {
 
 test('installed over the native APIs: the header and the badges say so', async () => {
   assert.match(await text(page, '#mode'), /cross-origin isolated yes/);
-  assert.match(await text(page, '#timeline-source'), /installed over Chromium's/);
+  assert.match(await text(page, '#timeline-source'), /installed over the browser's/);
   assert.match(await text(page, '#profiler-source'), /Chromium's native Profiler, re-encoded/);
   assert.match(await text(page, '#memory-source'), /native/);
   assert.equal(await page.evaluate(() => performance.mark.toString().includes('[native code]')), false, 'perfshim is installed');

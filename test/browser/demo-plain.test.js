@@ -33,7 +33,7 @@ for (const mode of ['installed', 'ponyfill']) {
       await page.goto(`${srv.url}/demo/plain/${mode === 'ponyfill' ? '?mode=ponyfill' : ''}`);
       await page.waitForFunction(() => window.__demoReady === true);
       assert.match(await page.locator('#mode').innerText(), /cross-origin isolated no/);
-      assert.match(await page.locator('#timeline-source').innerText(), mode === 'ponyfill' ? /ponyfill/ : /installed over Chromium's/);
+      assert.match(await page.locator('#timeline-source').innerText(), mode === 'ponyfill' ? /ponyfill/ : /installed over the browser's/);
 
       // Profiler: the badge and the status say NotAllowedError and what would allow it; pressing
       // profile says it again.

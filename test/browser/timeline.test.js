@@ -1,14 +1,16 @@
-// User Timing 3 and Performance Timeline 2 in Chromium, with perfshim installed with force over
-// Chromium's native APIs: the core behaviours (mark/measure, exceptions with DOMException names,
-// observer delivery), the host's own types kept (supportedEntryTypes union, navigation /
-// resource / paint entries merged in time order, resource observed through our observer), and
-// the PerformanceTiming names (a Window). One browser, one page for the main-thread tests.
+// User Timing 3 and Performance Timeline 2 in Chromium, Firefox and WebKit, with perfshim
+// installed with force over each engine's native APIs (and, on its own page, without force: only
+// where the engine lacks or does not conform): the core behaviours (mark/measure, exceptions
+// with DOMException names, observer delivery), the host's own types kept (supportedEntryTypes
+// union, navigation / resource / paint entries merged in time order, resource observed through
+// our observer), the PerformanceTiming names (a Window), the WebIDL shape against the engine's
+// own. One browser per engine, one page for the main-thread tests.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { serve, launchEngine, forEachEngine, ROOT } from './harness.js';
 
-// The classic script runs before the glue: it records what Chromium has natively, then asks for
+// The classic script runs before the glue: it records what the engine has natively, then asks for
 // a forced install. The module script installs, then checks the PerformanceTiming names before
 // the load event (loadEventEnd is still 0 there).
 const PAGE = `<!doctype html>
