@@ -4,6 +4,8 @@
 // exports are downloaded and parsed (the trace exporters only when the build has them), and
 // screenshots go to test-results/demo/. Chromium runs with ForceEagerMeasureMemory so the native
 // measureUserAgentSpecificMemory() does not wait ~15 s for a scheduled GC.
+// Chromium only: it drives hover, downloads and the file input through playwright, and checks
+// Chromium's native sources; every engine loads the demo in demo-engines.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile, copyFile } from 'node:fs/promises';

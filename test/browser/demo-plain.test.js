@@ -4,6 +4,8 @@
 // the rejection). Chromium runs here without ForceEagerMeasureMemory, so /demo/'s native
 // measurement is pending for seconds: the panel says it is measuring. Screenshots go to
 // test-results/demo/.
+// Chromium only: it checks Chromium's performance.memory fallback and its pending native call;
+// every engine loads /demo/plain/ in demo-engines.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';

@@ -11,8 +11,7 @@
 // WebKit's driver reports no console or page errors, so every generated HTML route gets a small
 // collector script (ERROR_COLLECTOR) and errors() reads what it gathered, in every engine.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
@@ -25,8 +24,20 @@ export const ENGINES = ['chromium', 'firefox', 'webkit'];
 const PATHS = {
   chromium: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
   firefox: process.env.FIREFOX_PATH || '/usr/bin/firefox-esr',
-  webkit: process.env.MINIBROWSER_PATH || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
+  webkit: process.env.MINIBROWSER_PATH || miniBrowser(),
 };
+
+/** WebKitGTK's MiniBrowser, under the machine's multiarch library directory. */
+function miniBrowser() {
+  const fallback = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+  try {
+    for (const d of readdirSync('/usr/lib')) {
+      const p = `/usr/lib/${d}/webkit2gtk-4.1/MiniBrowser`;
+      if (d.endsWith('-linux-gnu') && existsSync(p)) return p;
+    }
+  } catch { /* no /usr/lib: reported as missing */ }
+  return fallback;
+}
 const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
 const XVFB = '/usr/bin/Xvfb';
 
