@@ -101,34 +101,45 @@ export async function openPage(browser, url) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// A browser that stops answering fails the call (and its suite), never hangs the run.
+const CALL_TIMEOUT = 120000;
+const SUITE_TIMEOUT = 10 * 60000;
+function within(engine, what, promise, ms = CALL_TIMEOUT) {
+  let timer;
+  const expire = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${engine}: ${what} did not finish in ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, expire]).finally(() => clearTimeout(timer));
+}
+
 /** The page API over a driver-specific `impl` ({goto, run(fn, arg), shot(fullPage), close,
  *  driverErrors}). */
 function pageApi(engine, impl) {
   const api = {
     engine,
-    goto: (url) => impl.goto(url),
-    evaluate: (fn, arg) => impl.run(fn, arg),
+    goto: (url) => within(engine, `goto ${url}`, impl.goto(url)),
+    evaluate: (fn, arg) => within(engine, 'evaluate', impl.run(fn, arg)),
     /** Poll `fn(arg)` in the page until it is truthy; resolves to that value. */
     async waitFor(fn, arg, { timeout = 20000, interval = 50 } = {}) {
       const end = Date.now() + timeout;
       for (;;) {
-        const v = await impl.run(fn, arg);
+        const v = await within(engine, 'evaluate', impl.run(fn, arg));
         if (v) return v;
         if (Date.now() > end) throw new Error(`${engine}: timed out after ${timeout} ms waiting for ${String(fn).slice(0, 120)}`);
         await sleep(interval);
       }
     },
-    click: (selector) => impl.run((s) => { document.querySelector(s).click(); }, selector),
+    click: (selector) => within(engine, `click ${selector}`, impl.run((s) => { document.querySelector(s).click(); }, selector)),
     /** Errors so far: the driver's page errors (Chromium, Firefox) and the in-page collector's. */
     async errors() {
-      const inPage = await impl.run(() => (window.__harnessErrors || []).slice()).catch(() => []);
+      const inPage = await within(engine, 'errors', impl.run(() => (window.__harnessErrors || []).slice())).catch(() => []);
       return [...new Set([...impl.driverErrors, ...(inPage || [])])];
     },
     /** The driver's console messages so far ('type: text'); WebKit's driver has none (pages
      *  that need them record console calls themselves). */
     consoleMessages: async () => impl.console.slice(),
-    async screenshot(path, { fullPage = false } = {}) { await writeFile(path, await impl.shot(fullPage)); },
-    close: () => impl.close(),
+    async screenshot(path, { fullPage = false } = {}) { await writeFile(path, await within(engine, 'screenshot', impl.shot(fullPage))); },
+    close: () => within(engine, 'close', impl.close()),
   };
   return api;
 }
@@ -302,9 +313,14 @@ const LAUNCHERS = { chromium: launchChromium, firefox: launchFirefox, webkit: la
  *  Resolves to { engine, version, newPage({viewport}), close() }. */
 export async function launchEngine(engine, options = {}) {
   if (!LAUNCHERS[engine]) throw new Error(`unknown engine ${engine}`);
-  const b = await LAUNCHERS[engine](options);
-  b.engine = engine;
-  return b;
+  const b = await within(engine, 'launch', LAUNCHERS[engine](options));
+  const { newPage, close } = b;
+  return {
+    engine,
+    get version() { return b.version; },
+    newPage: (opts) => within(engine, 'newPage', newPage.call(b, opts)),
+    close: () => within(engine, 'close', close.call(b)),
+  };
 }
 
 /** The engines a run covers: all three, or the comma-separated PERFSHIM_ENGINES. An engine left
@@ -321,8 +337,13 @@ export function selectedEngines() {
  *  browser per engine per file); engines left out by PERFSHIM_ENGINES show as skipped tests. */
 export function forEachEngine(define) {
   const chosen = selectedEngines();
-  for (const engine of ENGINES) {
-    if (chosen.includes(engine)) describe(engine, () => define(engine));
-    else test(`${engine}: not run`, { skip: `PERFSHIM_ENGINES=${process.env.PERFSHIM_ENGINES}` }, () => {});
-  }
+  const each = () => {
+    for (const engine of ENGINES) {
+      if (chosen.includes(engine)) describe(engine, { timeout: SUITE_TIMEOUT }, () => define(engine));
+      else test(`${engine}: not run`, { skip: `PERFSHIM_ENGINES=${process.env.PERFSHIM_ENGINES}` }, () => {});
+    }
+  };
+  // In turn, not in parallel: three engines at once on two cores starved WebKit's driver
+  // until it hung (tried on timeline.test.js).
+  each();
 }
