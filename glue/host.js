@@ -7,8 +7,15 @@ const g = globalThis;
 const perf = g.performance;
 
 export let nativePerformance = perf && typeof perf.now === 'function' ? perf : null;
-const proto = nativePerformance ? Object.getPrototypeOf(nativePerformance) : null;
-const nowFn = nativePerformance ? (proto.now || perf.now) : null;
+/** Where the host's methods live, and where install() puts ours: the prototype that holds now()
+ *  (a real Performance.prototype), else the object itself (a plain-object or null-prototype
+ *  `performance`, as some runtimes and test environments have): never Object.prototype. */
+export const nativeHome = (() => {
+  if (!nativePerformance) return null;
+  const p = Object.getPrototypeOf(perf);
+  return p !== null && Object.prototype.hasOwnProperty.call(p, 'now') && typeof p.now === 'function' ? p : perf;
+})();
+const nowFn = nativeHome ? nativeHome.now : null;
 export let nativeNow = nativePerformance
   ? Function.prototype.call.bind(nowFn, perf)
   : (() => { const t0 = Date.now(); return () => Date.now() - t0; })();
@@ -16,9 +23,10 @@ export let timeOrigin = nativePerformance && typeof perf.timeOrigin === 'number'
   ? perf.timeOrigin : Date.now() - nativeNow();
 
 // The host's brand check: its own timeOrigin getter (or now()) throws a TypeError for anything
-// that is not a genuine Performance object of this realm.
+// that is not a genuine Performance object of this realm. None for a plain-object host.
 const brand = (() => {
-  const d = proto && Object.getOwnPropertyDescriptor(proto, 'timeOrigin');
+  if (!nativeHome || nativeHome === perf) return null;
+  const d = Object.getOwnPropertyDescriptor(nativeHome, 'timeOrigin');
   return d && typeof d.get === 'function' ? d.get : nowFn;
 })();
 
@@ -26,7 +34,7 @@ const brand = (() => {
  *  identity: the captured one, or a later document's in the same global). */
 export function isHostPerformance(o) {
   if (o === nativePerformance) return o !== null;
-  if (!brand || o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== proto) return false;
+  if (!brand || o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== nativeHome) return false;
   try { brand.call(o); return true; } catch { return false; }
 }
 
@@ -40,7 +48,7 @@ export function adoptHostPerformance(o) {
   navId = undefined;
 }
 const pick = (name) => {
-  const f = proto && proto[name];
+  const f = nativeHome && nativeHome[name];
   return typeof f === 'function' ? f : null;
 };
 /** The host's own methods, kept before install replaces them on the prototype. */
