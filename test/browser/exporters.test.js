@@ -40,7 +40,7 @@ async function exportAll([trace, entries, options]) {
   return {
     cpuprofile: JSON.stringify(cpu),
     speedscope: JSON.stringify(m.toSpeedscope(trace, { name: options.name })),
-    traceEvents: JSON.stringify(m.toTraceEvents(trace, { entries })),
+    traceEvents: JSON.stringify(m.toTraceEvents(trace, { entries, url: 'https://app.test/' })),
     firefox: JSON.stringify(m.toFirefoxProfile(trace, options)),
     roundTrip: back.samples.map((s) => [s.timestamp, s.stackId === undefined ? null : s.stackId]),
     bad: [grab(() => m.toCpuProfile(null)), grab(() => m.toSpeedscope({ resources: [], frames: [{}], stacks: [], samples: [] })),
