@@ -28,7 +28,7 @@ const badge = (id, text, kind) => {
   b.textContent = text;
   b.className = `badge ${kind}`;
 };
-badge('timeline-source', ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over Chromium's", 'polyfill');
+badge('timeline-source', ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over the browser's", 'polyfill');
 
 const shown = [];   // entries on the waterfall, in arrival order
 const MAX_ROWS = 40;
@@ -175,14 +175,16 @@ function profilerSource() {
       ? { kind: 'native', badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}` }
       : { kind: 'polyfill', badge: 'perfshim Profiler' };
   } catch (e) {
-    return { kind: 'unavailable', badge: `new Profiler() throws ${e.name}`, errorName: e.name, message: e.message };
+    return { kind: 'unavailable', badge: `new Profiler() throws ${e.name}`, errorName: e.name, message: e.message,
+      hint: DEMO_NATIVE.Profiler ? 'Open /demo/ (served with Document-Policy: js-profiling) for a flame graph.'
+        : 'This browser has no native Profiler for perfshim to sample through.' };
   }
 }
 
 const exportsPanel = setupExportPanel({ perfshim, perf });
 setupProfilerPanel({ Profiler, source: profilerSource(), fromCpuProfile: perfshim.fromCpuProfile,
   onTrace: (trace, info) => exportsPanel.setTrace(trace, info) });
-setupMemoryPanel({ perf });
+setupMemoryPanel({ perf, nativeMemory: DEMO_NATIVE.measureMemory });
 
 perf.mark('demo-ready', { detail: { mode: ponyfill ? 'ponyfill' : 'installed' } });
 globalThis.__demoReady = true;

@@ -47,7 +47,7 @@ function bars(host, rows, total) {
   }
 }
 
-export function setupMemoryPanel({ perf }) {
+export function setupMemoryPanel({ perf, nativeMemory }) {
   const status = $('mem-status');
   const btn = $('btn-memory');
   const badge = $('memory-source');
@@ -60,14 +60,16 @@ export function setupMemoryPanel({ perf }) {
   });
   window.__demoWorker = worker;
 
-  const guess = globalThis.crossOriginIsolated
+  // The native call exists only in Chromium, and only when cross-origin isolated.
+  const native = nativeMemory && globalThis.crossOriginIsolated;
+  const guess = native
     ? ['native', 'native measureUserAgentSpecificMemory (cross-origin isolated), re-encoded']
     : 'memory' in performance
       ? ['fallback', 'fallback: performance.memory (not cross-origin isolated)']
       : ['unavailable', 'no honest source (rejects)'];
   badge.textContent = guess[1];
   badge.className = `badge ${guess[0]}`;
-  setStatus('Press <b>measure memory</b>.' + (globalThis.crossOriginIsolated
+  setStatus('Press <b>measure memory</b>.' + (native
     ? ' Chromium answers after its next garbage collection: up to ~20 s.' : ''));
 
   btn.onclick = async () => {
@@ -75,7 +77,7 @@ export function setupMemoryPanel({ perf }) {
     await workerReady;
     const t0 = performance.now();
     const tick = () => setStatus(`<span class="spinner"></span>measuring… ${((performance.now() - t0) / 1000).toFixed(1)} s` +
-      (globalThis.crossOriginIsolated ? ' — Chromium resolves the native call after its next garbage collection (10–20 s in a quiet page).' : ''), 'busy');
+      (native ? ' — Chromium resolves the native call after its next garbage collection (10–20 s in a quiet page).' : ''), 'busy');
     tick();
     const timer = setInterval(tick, 200);
     try {

@@ -159,7 +159,7 @@ export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile }
     placeholder.hidden = false;
   };
   if (source.kind === 'unavailable') {
-    placeholder.textContent = 'No trace here: the profiler is not allowed in this document. Open /demo/ (served with Document-Policy: js-profiling) for a flame graph.';
+    placeholder.textContent = `No trace here: the profiler is not allowed in this document. ${source.hint}`;
     setStatus(`<b>new Profiler() throws ${source.errorName}</b>: ${escapeHtml(source.message)}`, 'error');
   } else {
     setStatus('Choose a workload and press <b>profile</b>.');

@@ -1,9 +1,12 @@
 // Host probes captured once, before anything is installed: the clock behind performance.now(),
 // the native timeline (for the entry types perfshim does not own), and the kind of global.
+// The host's performance object can change once: when an iframe's initial about:blank document
+// is replaced by its page in the same global, Firefox and WebKit give the page a new
+// Performance (its own clock, time origin and entries); adoptHostPerformance() moves to it.
 const g = globalThis;
 const perf = g.performance;
 
-export const nativePerformance = perf && typeof perf.now === 'function' ? perf : null;
+export let nativePerformance = perf && typeof perf.now === 'function' ? perf : null;
 /** Where the host's methods live, and where install() puts ours: the prototype that holds now()
  *  (a real Performance.prototype), else the object itself (a plain-object or null-prototype
  *  `performance`, as some runtimes and test environments have): never Object.prototype. */
@@ -12,12 +15,38 @@ export const nativeHome = (() => {
   const p = Object.getPrototypeOf(perf);
   return p !== null && Object.prototype.hasOwnProperty.call(p, 'now') && typeof p.now === 'function' ? p : perf;
 })();
-export const nativeNow = nativePerformance
-  ? Function.prototype.call.bind(nativeHome.now, perf)
+const nowFn = nativeHome ? nativeHome.now : null;
+export let nativeNow = nativePerformance
+  ? Function.prototype.call.bind(nowFn, perf)
   : (() => { const t0 = Date.now(); return () => Date.now() - t0; })();
-export const timeOrigin = nativePerformance && typeof perf.timeOrigin === 'number'
+export let timeOrigin = nativePerformance && typeof perf.timeOrigin === 'number'
   ? perf.timeOrigin : Date.now() - nativeNow();
 
+// The host's brand check: its own timeOrigin getter (or now()) throws a TypeError for anything
+// that is not a genuine Performance object of this realm. None for a plain-object host.
+const brand = (() => {
+  if (!nativeHome || nativeHome === perf) return null;
+  const d = Object.getOwnPropertyDescriptor(nativeHome, 'timeOrigin');
+  return d && typeof d.get === 'function' ? d.get : nowFn;
+})();
+
+/** Whether `o` is a genuine host Performance object of this realm (a brand check, not
+ *  identity: the captured one, or a later document's in the same global). */
+export function isHostPerformance(o) {
+  if (o === nativePerformance) return o !== null;
+  if (!brand || o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== nativeHome) return false;
+  try { brand.call(o); return true; } catch { return false; }
+}
+
+/** Make `o` (a genuine Performance, see isHostPerformance) the host's performance object: the
+ *  clock, time origin, host entries and navigation id are its own from now on. Entries perfshim
+ *  buffered before keep their times (on the previous document's clock). */
+export function adoptHostPerformance(o) {
+  nativePerformance = o;
+  nativeNow = Function.prototype.call.bind(nowFn, o);
+  if (typeof o.timeOrigin === 'number') timeOrigin = o.timeOrigin;
+  navId = undefined;
+}
 const pick = (name) => {
   const f = nativeHome && nativeHome[name];
   return typeof f === 'function' ? f : null;
@@ -83,7 +112,7 @@ export const hasNavigationId = !!(native.PerformanceEntry &&
 let navId;
 export function currentNavigationId() {
   if (navId === undefined && hasNavigationId && native.getEntriesByType) {
-    const nav = native.getEntriesByType.call(perf, 'navigation')[0];
+    const nav = native.getEntriesByType.call(nativePerformance, 'navigation')[0];
     navId = nav && nav.navigationId !== undefined ? nav.navigationId : null;
   }
   return navId;

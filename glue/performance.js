@@ -14,7 +14,7 @@ import {
 } from './entries.js';
 import { Timeline } from './timeline.js';
 import { createObserverClasses } from './observer.js';
-import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
+import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES, isHostPerformance, adoptHostPerformance } from './host.js';
 
 const CTX = Object.fromEntries(['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries',
   'getEntriesByType', 'getEntriesByName'].map((op) => [op, failed(op, 'Performance')]));
@@ -62,17 +62,25 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   }
 
   // The objects the methods accept as `this`: our ponyfill performance and, once installed,
-  // the host's. Checked by identity on the hot path.
+  // any genuine host Performance of the realm (a brand check: Firefox and WebKit give the page
+  // that replaces an iframe's initial about:blank a new one). Identity first on the hot path;
+  // a new host object that is the global's performance becomes the host's (clock, entries).
   let ponyfillPerformance = null;
   let hostAccepted = false;
   const accepted = new Set();
+  const hostReceiver = (o) => {
+    if (!hostAccepted || !isHostPerformance(o)) return false;
+    if (o !== nativePerformance && o === globalThis.performance) adoptHostPerformance(o);
+    return true;
+  };
   const receivers = {
     add(o) { accepted.add(o); if (o === nativePerformance) hostAccepted = true; },
-    has(o) { return accepted.has(o); },
+    has(o) { return accepted.has(o) || hostReceiver(o); },
   };
 
   function check(self, op) {
     if (self === ponyfillPerformance || (hostAccepted && self === nativePerformance)) return;
+    if (hostReceiver(self)) return;
     throw new TypeError(`${failed(op, 'Performance')}: Illegal invocation`);
   }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install what building and testing need, when it is missing: Debian's emscripten (emcc 3.1.6),
-# chromium, a C compiler, patch/xz/dpkg-dev (for cJSON's source package), then npm packages.
+# the three browser engines the browser suites drive (chromium; firefox-esr; WebKitGTK's
+# MiniBrowser with webkit2gtk-driver, under xvfb), a font for their pages, a C compiler,
+# patch/xz/dpkg-dev (for cJSON's source package), then npm packages.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 # Versions of fetch-cjson.sh before the private apt configuration wrote this file, malformed on
@@ -13,6 +15,13 @@ fi
 need=()
 command -v emcc >/dev/null 2>&1 || need+=(emscripten)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
+command -v WebKitWebDriver >/dev/null 2>&1 || need+=(webkit2gtk-driver)
+# MiniBrowser comes with the WebKitGTK library (a dependency of webkit2gtk-driver).
+ls /usr/lib/*/webkit2gtk-4.1/MiniBrowser >/dev/null 2>&1 || need+=(libwebkit2gtk-4.1-0)
+command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+# A font, or the headless browsers render the demo's text as boxes.
+[ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v patch >/dev/null 2>&1 || need+=(patch)
 command -v xz >/dev/null 2>&1 || need+=(xz-utils)
@@ -34,8 +43,11 @@ if [ -L node_modules ]; then
   echo "install-deps: node_modules is a symlink (shared with another checkout); not running npm ci" >&2
   exit 0
 fi
-# Only when a package is missing (a lockfile's mtime says nothing in a fresh clone or worktree).
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/esbuild ]; then
+# Only when a package of package.json is missing (a lockfile's mtime says nothing in a fresh
+# clone or worktree).
+if ! node -e 'const p = require("./package.json");
+  const names = Object.keys({ ...p.dependencies, ...p.devDependencies });
+  process.exit(names.every((n) => require("fs").existsSync("node_modules/" + n + "/package.json")) ? 0 : 1)'; then
   echo "== npm ci"
   npm ci --no-audit --no-fund
 fi

@@ -4,6 +4,8 @@
 // exports are downloaded and parsed (the trace exporters only when the build has them), and
 // screenshots go to test-results/demo/. Chromium runs with ForceEagerMeasureMemory so the native
 // measureUserAgentSpecificMemory() does not wait ~15 s for a scheduled GC.
+// Chromium only: it drives hover, downloads and the file input through playwright, and checks
+// Chromium's native sources; every engine loads the demo in demo-engines.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile, copyFile } from 'node:fs/promises';
@@ -85,7 +87,7 @@ async function download(p, selector) {
 
 test('installed over the native APIs: the header and the badges say so', async () => {
   assert.match(await text(page, '#mode'), /cross-origin isolated yes/);
-  assert.match(await text(page, '#timeline-source'), /installed over Chromium's/);
+  assert.match(await text(page, '#timeline-source'), /installed over the browser's/);
   assert.match(await text(page, '#profiler-source'), /Chromium's native Profiler, re-encoded/);
   assert.match(await text(page, '#memory-source'), /native/);
   assert.equal(await page.evaluate(() => performance.mark.toString().includes('[native code]')), false, 'perfshim is installed');

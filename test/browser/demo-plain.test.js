@@ -4,6 +4,8 @@
 // the rejection). Chromium runs here without ForceEagerMeasureMemory, so /demo/'s native
 // measurement is pending for seconds: the panel says it is measuring. Screenshots go to
 // test-results/demo/.
+// Chromium only: it checks Chromium's performance.memory fallback and its pending native call;
+// every engine loads /demo/plain/ in demo-engines.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -33,7 +35,7 @@ for (const mode of ['installed', 'ponyfill']) {
       await page.goto(`${srv.url}/demo/plain/${mode === 'ponyfill' ? '?mode=ponyfill' : ''}`);
       await page.waitForFunction(() => window.__demoReady === true);
       assert.match(await page.locator('#mode').innerText(), /cross-origin isolated no/);
-      assert.match(await page.locator('#timeline-source').innerText(), mode === 'ponyfill' ? /ponyfill/ : /installed over Chromium's/);
+      assert.match(await page.locator('#timeline-source').innerText(), mode === 'ponyfill' ? /ponyfill/ : /installed over the browser's/);
 
       // Profiler: the badge and the status say NotAllowedError and what would allow it; pressing
       // profile says it again.

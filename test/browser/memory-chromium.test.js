@@ -4,6 +4,8 @@
 // NotSupportedError when even that is missing; a cross-origin iframe and a dedicated worker get
 // the spec's SecurityError. Chromium runs with ForceEagerMeasureMemory so the native call does
 // not wait for a scheduled GC (about 15 s headless otherwise).
+// Chromium only: the native measurement and performance.memory exist only there (Firefox and
+// WebKit get the NotSupportedError in memory.test.js).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage } from './harness.js';

@@ -1,5 +1,6 @@
 // The Chromium source: the native Profiler under `Document-Policy: js-profiling` on 127.0.0.1,
 // its traces re-encoded by the core; and the NotAllowedError without the policy.
+// Chromium only: the native Profiler exists only there (every engine: profiler.test.js).
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -1,13 +1,13 @@
-// User Timing and Performance Timeline in a dedicated worker, with perfshim installed with
-// force over Chromium's native APIs: as a module worker importing the glue, and as a classic
+// User Timing and Performance Timeline in a dedicated worker, in Chromium, Firefox and WebKit,
+// with perfshim installed with force over the engine's native APIs: as a module worker importing the glue, and as a classic
 // worker loading the classic build (dist/perfshim.auto.js) with importScripts(). A worker is not
 // a Window: PerformanceTiming names are ordinary mark names there, and measure() with one throws
-// a TypeError. One browser, one page that starts both workers.
+// a TypeError. One browser per engine, one page that starts both workers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { serve, launch } from './harness.js';
+import { serve, launchEngine, forEachEngine } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const classicBuilt = existsSync(`${ROOT}dist/perfshim.auto.js`);
@@ -95,10 +95,11 @@ const routes = {
   },
 };
 
-let server, browser, page;
-const results = {};
+let server;
+before(async () => { server = await serve({ routes }); });
+after(async () => { if (server) await server.close(); });
 
-async function runWorker(path, options) {
+async function runWorker(page, path, options) {
   return page.evaluate(([p, o]) => new Promise((resolve) => {
     const w = new Worker(p, o);
     const timer = setTimeout(() => resolve({ error: 'timeout' }), 15000);
@@ -106,20 +107,6 @@ async function runWorker(path, options) {
     w.onerror = (ev) => { clearTimeout(timer); resolve({ error: `worker error: ${ev.message}` }); };
   }), [path, options]);
 }
-
-before(async () => {
-  server = await serve({ routes });
-  browser = await launch();
-  page = await browser.newPage();
-  await page.goto(`${server.url}/timeline-worker-page.html`);
-  results.module = await runWorker('/timeline-module-worker.js', { type: 'module' });
-  if (classicBuilt) results.classic = await runWorker('/timeline-classic-worker.js');
-});
-
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.close();
-});
 
 const TYPE = { ctor: 'TypeError', name: 'TypeError', dom: false, code: undefined };
 const dom = (name, code) => ({ ctor: 'DOMException', name, dom: true, code });
@@ -157,17 +144,35 @@ function checkWorker(r, label) {
   assert.equal(r.afterClear, 0);
 }
 
-test('module worker importing the glue: installed with force, and conforming', () => {
-  const r = results.module;
-  assert.equal(r.error, undefined, r.error);
-  assert.ok(r.installed.installed.includes('timeline'), JSON.stringify(r.installed));
-  checkWorker(r, 'module worker');
-});
-
-test('classic worker with importScripts(dist/perfshim.auto.js): installed and conforming',
-  { skip: classicBuilt ? false : 'dist/perfshim.auto.js is not built yet (make dist)' }, () => {
-    const r = results.classic;
-    assert.equal(r.error, undefined, r.error);
-    assert.equal(r.installed.installed, 'classic');
-    checkWorker(r, 'classic worker');
+forEachEngine((engine) => {
+  let browser;
+  const results = {};
+  before(async () => {
+    browser = await launchEngine(engine);
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/timeline-worker-page.html`);
+    results.module = await runWorker(page, '/timeline-module-worker.js', { type: 'module' });
+    if (classicBuilt) results.classic = await runWorker(page, '/timeline-classic-worker.js');
+    results.errors = await page.errors();
   });
+  after(async () => { if (browser) await browser.close(); });
+
+  test('module worker importing the glue: installed with force, and conforming', () => {
+    const r = results.module;
+    assert.equal(r.error, undefined, r.error);
+    assert.ok(r.installed.installed.includes('timeline'), JSON.stringify(r.installed));
+    checkWorker(r, 'module worker');
+  });
+
+  test('classic worker with importScripts(dist/perfshim.auto.js): installed and conforming',
+    { skip: classicBuilt ? false : 'dist/perfshim.auto.js is not built yet (make dist)' }, () => {
+      const r = results.classic;
+      assert.equal(r.error, undefined, r.error);
+      assert.equal(r.installed.installed, 'classic');
+      checkWorker(r, 'classic worker');
+    });
+
+  test('no page errors', () => {
+    assert.deepEqual(results.errors, []);
+  });
+});
