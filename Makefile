@@ -105,6 +105,7 @@ bench: deps wasm dist
 	$(NODE) bench/memory.mjs
 	$(NODE) bench/profiler.mjs
 	$(NODE) bench/export.mjs
+	$(NODE) bench/instrument.mjs
 
 # The demo needs only Node: wasm/ and dist/ are committed.
 demo:
