@@ -21,8 +21,11 @@
 // While a profiler runs, `L(a, b)` is set and logs every change: (id, depth) for an enter,
 // (-1, depth) for an exit; `onframes(first)` learns of frames registered after it started.
 export function createProbes() {
+  // Shared memory from the start where it exists, so that the probes only ever see one kind of
+  // array (a later swap would make them polymorphic, slower for the rest of the page's life).
+  const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   const P = {
-    S: new Int32Array(1024),
+    S: new Int32Array(new SAB(4096)),
     frames: [],
     L: null,
     onframes: null,

@@ -158,8 +158,11 @@ class LogSampler {
   }
 }
 
-// The sampler worker: every interval, a snapshot of the shared stack (depth, frame ids) with the
-// time on the page's clock; batches go back every POST_MS; ctl[0] = 1 stops it.
+// The sampler worker: for each session it is given, every interval a snapshot of the shared
+// stack (depth, frame ids) with the time on the page's clock; batches go back every POST_MS;
+// ctl[0] = 1 ends the session (the last batch comes with `done`). Between sessions it waits for
+// the next one in its event loop: workers are kept in a pool, so a profiler after the first
+// starts sampling at once.
 const WORKER_SOURCE = `
 const port = typeof self === 'object' ? null : require('node:worker_threads').parentPort;
 const post = (m) => (port ? port.postMessage(m) : postMessage(m));
@@ -182,25 +185,30 @@ const onStart = (d) => {
   }
   post({ done: true, batch: Float64Array.from(batch) });
 };
-if (port) port.once('message', onStart); else self.onmessage = (e) => onStart(e.data);
+if (port) port.on('message', onStart); else self.onmessage = (e) => onStart(e.data);
 `;
 
-/** A worker running `code`, with a uniform {on(message), post, terminate, ref, unref}. */
+/** A sampler worker: {on(message), post, ref, unref}; messages go to its current `owner`. */
 function spawnWorker(code) {
   const proc = globalThis.process;
+  let w, api;
   if (proc && proc.versions && proc.versions.node && typeof proc.getBuiltinModule === 'function') {
     const { Worker } = proc.getBuiltinModule('node:worker_threads');
-    const w = new Worker(code, { eval: true });
-    return { on: (f) => w.on('message', f), post: (m) => w.postMessage(m), terminate: () => w.terminate(), ref: () => w.ref(), unref: () => w.unref() };
+    w = new Worker(code, { eval: true });
+    api = { post: (m) => w.postMessage(m), ref: () => w.ref(), unref: () => w.unref() };
+    w.on('message', (m) => api.owner && api.owner.message(m));
+  } else {
+    const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+    try { w = new Worker(url); } finally { URL.revokeObjectURL(url); }
+    api = { post: (m) => w.postMessage(m), ref() {}, unref() {} };
+    w.onmessage = (e) => api.owner && api.owner.message(e.data);
   }
-  const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
-  try {
-    const w = new Worker(url);
-    return { on: (f) => { w.onmessage = (e) => f(e.data); }, post: (m) => w.postMessage(m), terminate: () => w.terminate(), ref() {}, unref() {} };
-  } finally {
-    URL.revokeObjectURL(url);
-  }
+  api.owner = null;
+  api.unref();
+  return api;
 }
+
+const pool = [];  // idle sampler workers
 
 class SharedSampler {
   constructor(core, h, intervalMs, onFull) {
@@ -214,25 +222,30 @@ class SharedSampler {
     this.intervalMs = intervalMs;
     this.onFull = onFull;
     this.ctl = new Int32Array(new SharedArrayBuffer(8));
-    this.worker = spawnWorker(WORKER_SOURCE);
-    this.worker.unref();
-    // Until the worker is up (tens of milliseconds, more on a loaded machine), the log sampler
-    // covers the session; the worker's samples start after the moment it reports.
+    this.worker = pool.pop() || spawnWorker(WORKER_SOURCE);
+    this.worker.owner = this;
+    // Until the worker has started (tens of milliseconds for a new one, more on a loaded
+    // machine), the log sampler covers the session; the worker's samples start after that.
     this.early = new LogSampler(core, h, intervalMs, () => { this.close(); onFull(); });
     this.session = this.st.open(h, intervalMs);
     this.until = Infinity;
     this.done = new Promise((resolve) => { this.resolveDone = resolve; });
-    this.worker.on((m) => {
-      if (this.session === 0) return;
-      if (m.started !== undefined) this.endEarly(m.started);
-      if (m.batch && this.st.samples(this.session, m.batch, this.until)) {
-        this.close();
-        this.onFull();
-        return;
-      }
-      if (m.done) this.resolveDone();
-    });
     this.worker.post({ stack: P.S.buffer, ctl: this.ctl.buffer, interval: intervalMs, origin: timeOrigin });
+  }
+
+  message(m) {
+    if (m.started !== undefined) this.endEarly(m.started);
+    if (m.batch && this.session !== 0 && this.st.samples(this.session, m.batch, this.until)) {
+      this.close();
+      this.onFull();
+    }
+    if (m.done) {
+      // The session is over on the worker's side: it can serve the next profiler.
+      this.worker.owner = null;
+      this.worker.unref();
+      pool.push(this.worker);
+      this.resolveDone();
+    }
   }
 
   endEarly(t) {
@@ -259,12 +272,10 @@ class SharedSampler {
     if (this.session === 0) return;
     Atomics.store(this.ctl, 0, 1);
     Atomics.notify(this.ctl, 0);
-    this.worker.terminate();
     if (this.early) this.early.close();
     this.early = null;
     this.st.close(this.session);
     this.session = 0;
-    this.resolveDone();
   }
 }
 
