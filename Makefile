@@ -18,7 +18,7 @@ DEBUG_FLAGS := $(filter-out -O2,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
 NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson -DPS_DEBUG \
   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-GLUE := $(sort $(wildcard glue/*.js))
+GLUE := $(sort $(wildcard glue/*.js) glue/abi.js)
 
 .PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz bench check-built demo clean toolchain
 all: wasm dist
@@ -30,7 +30,12 @@ toolchain:
 $(CJSON):
 	bash tools/fetch-cjson.sh third_party/cjson
 
-wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js
+wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js glue/abi.js
+
+# The glue's ABI constants (status codes, types, markers, columns, argument kinds), generated
+# from the headers; committed, and check-built fails when they are stale.
+glue/abi.js: $(HDR) tools/gen-abi.mjs
+	$(NODE) tools/gen-abi.mjs $@ $(HDR)
 
 wasm/perfshim.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
 	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
@@ -59,7 +64,7 @@ build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
 	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $< -o $@ -lm
 
-test-c: $(C_TESTS)
+test-c: deps $(C_TESTS)
 	@for t in $(C_TESTS); do echo "== $$t"; ./$$t || exit 1; done
 
 # Fuzz targets (libFuzzer + ASan/UBSan) for the core's parsers, tries and writers; `make test`
@@ -71,7 +76,7 @@ build/fuzz_%: test/fuzz/fuzz_%.c $(SRC) $(HDR) $(CJSON)
 	clang-14 -std=c11 -g -O1 -Isrc -Ithird_party/cjson -DPS_DEBUG \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(SRC) $(CJSON) $< -o $@ -lm
 
-test-fuzz: $(FUZZ_TARGETS)
+test-fuzz: deps $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do echo "== $$t ($(FUZZ_SECONDS) s)"; \
 	  if ./$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 > $$t.log 2>&1; \
 	  then grep -E "stat::number_of_executed_units" $$t.log; \
@@ -86,18 +91,18 @@ test-browser: deps wasm dist
 	$(NODE) --test test/browser/
 
 # The set-up scripts themselves (the cJSON fetch through a private apt configuration).
-test-setup:
+test-setup: deps
 	$(NODE) --test test/setup/
 
 # Every test: set-up, native C under sanitizers, fuzzing, Node suites, browser suites.
 test: test-setup test-c test-fuzz test-node test-browser
 
-# CI: the committed wasm/ and dist/ must be what the committed sources build.
+# CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
 check-built: node_modules/.package-lock.json $(CJSON)
-	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js
+	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js glue/abi.js
 	$(MAKE) wasm
 	$(NODE) tools/build-dist.mjs
-	@git diff --exit-code --stat -- wasm dist || { echo "wasm/ or dist/ is stale: run make and commit"; exit 1; }
+	@git diff --exit-code --stat -- wasm dist glue/abi.js || { echo "wasm/, dist/ or glue/abi.js is stale: run make and commit"; exit 1; }
 
 bench: deps wasm dist
 	$(NODE) --expose-gc bench/node.mjs

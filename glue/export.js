@@ -11,10 +11,9 @@
 //   toFirefoxProfile the Firefox Profiler's processed profile format (version 58)
 //   fromCpuProfile   .cpuprofile -> ProfilerTrace, through the core's V8 import
 import { statusError } from './errors.js';
+import { PS_E_PARSE as PARSE, PS_E_LIMIT as LIMIT } from './abi.js';
 import { createTraceCodec, MARKERS } from './profiler-trace.js';
 
-const PARSE = -19;
-const LIMIT = -7;
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
 const U32 = 0xffffffff;
 
@@ -26,10 +25,7 @@ const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : t
 export function createExporters(core) {
   const codec = createTraceCodec(core);
   const fail = (op, detail) => statusError(PARSE, `perfshim ${op}`, detail);
-  const check = (op, status) => {
-    if (status < 0) throw statusError(status, `perfshim ${op}`);
-    return status;
-  };
+  const check = (op, status) => core.check(status, `perfshim ${op}`);
 
   /** A scratch trace holding `t`, re-interned (ids may renumber; duplicates collapse). */
   function ingest(op, t) {
@@ -112,19 +108,12 @@ export function createExporters(core) {
     }
   }
 
-  /** Parse the document the last ps_export_* call wrote, then free the export buffer. */
-  function takeDocument(op, status) {
-    check(op, status);
-    const o = core.out();
-    const text = core.getString(o[0], o[1]);
-    core.x.ps_export_release();
-    return JSON.parse(text);
-  }
 
   function exportWith(op, trace, write) {
     const h = ingest(op, trace);
     try {
-      return takeDocument(op, write(h));
+      check(op, write(h));
+      return core.takeJSON();
     } finally {
       codec.free(h);
     }

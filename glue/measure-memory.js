@@ -4,7 +4,8 @@
 // is parsed here. The promise resolves in a task queued after the measurement, as the spec's
 // "queue a global task … to resolve promise" says; concurrent calls measure independently.
 import { loadCore } from './loader.js';
-import { statusError, failed, S } from './errors.js';
+import { statusError, failed } from './errors.js';
+import { PS_OK, PS_E_PARSE } from './abi.js';
 import { isNode, queueTask } from './host.js';
 import { measureNode } from './measure-memory-node.js';
 import { measureBrowser, PERFSHIM_MEASURE } from './measure-memory-browser.js';
@@ -21,11 +22,9 @@ function randomSeed() {
 export function buildMeasurement(core, intermediate, seed = randomSeed()) {
   const len = core.putString(JSON.stringify(intermediate));
   const status = core.x.ps_memory_build(len, seed >>> 0);
-  // Read after the call: building may have grown memory.
-  const text = core.getString(core.x.ps_memory_result_ptr(), core.x.ps_memory_result_len());
-  core.x.ps_memory_clear();
-  if (status !== S.OK) {
-    throw statusError(status, failed(OP, 'Performance'), status === S.PARSE
+  const text = core.takeString(); // the result, or what is wrong with the input
+  if (status !== PS_OK) {
+    throw statusError(status, failed(OP, 'Performance'), status === PS_E_PARSE
       ? `the memory source produced an invalid measurement (${text})` : undefined);
   }
   return JSON.parse(text);

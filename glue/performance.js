@@ -1,7 +1,12 @@
 // The Performance methods perfshim provides (User Timing 3, Performance Timeline 2), and the
 // realm that ties them to one core: `createRealm(core)` returns the ponyfill objects. The same
 // method functions are what `install()` puts on the host's Performance.prototype.
-import { failed, statusError, domException, S } from './errors.js';
+import { failed, statusError, domException } from './errors.js';
+import {
+  PS_OK, PS_E_HOST_ARG, PS_E_SYNTAX, PS_TYPE_MARK as MARK, PS_TYPE_MEASURE as MEASURE,
+  PS_ARG_ABSENT as ABSENT, PS_ARG_TIME as TIME, PS_ARG_MARK as NAMED, PS_ARG_UNKNOWN_MARK as UNKNOWN,
+  PS_ARG_HOST_ERROR as HOST_ERROR,
+} from './abi.js';
 import { requireArgs, toDOMString, toDouble, toStringOrDouble, isObject } from './webidl.js';
 import { cloneDetail } from './clone.js';
 import {
@@ -12,10 +17,8 @@ import { createObserverClasses } from './observer.js';
 import { createMeasureMemory } from './measure-memory.js';
 import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES } from './host.js';
 
-const MARK = 0, MEASURE = 1;
 const CTX = Object.fromEntries(['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries',
   'getEntriesByType', 'getEntriesByName'].map((op) => [op, failed(op, 'Performance')]));
-const ABSENT = 0, TIME = 1, NAMED = 2, UNKNOWN = 3, HOST_ERROR = 4;
 
 export function createRealm(core, { host = true } = {}) {
   const timeline = new Timeline(core, { host });
@@ -156,10 +159,10 @@ export function createRealm(core, { host = true } = {}) {
       const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
       const st = core.x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
       const o = out();
-      if (st !== S.OK) {
+      if (st !== PS_OK) {
         const arg = o[2];
-        if (st === S.HOST_ARG) throw arg === 0 ? sErr : eErr;
-        if (st === S.SYNTAX) {
+        if (st === PS_E_HOST_ARG) throw arg === 0 ? sErr : eErr;
+        if (st === PS_E_SYNTAX) {
           throw statusError(st, context, `The mark '${arg === 0 ? start : end}' does not exist.`);
         }
         throw statusError(st, context);

@@ -2,40 +2,20 @@
 // native ProfilerTrace or frame lists, and read it back as the ProfilerTrace dictionary. Every
 // source goes through here, so every trace has the same shape whatever produced it.
 import { statusError } from './errors.js';
+import * as abi from './abi.js';
 
-export const MARKERS = Object.freeze(['', 'script', 'gc', 'style', 'layout', 'paint', 'other']);
+/** ProfilerMarker values by PS_MARKER_* code ('' for none), from the generated ABI. */
+export const MARKERS = Object.freeze(Object.entries(abi).reduce((list, [k, v]) => {
+  if (k.startsWith('PS_MARKER_') && k !== 'PS_MARKER_COUNT') list[v] = k === 'PS_MARKER_NONE' ? '' : k.slice(10).toLowerCase();
+  return list;
+}, []));
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
-const COL = Object.freeze({ FRAME_NAME: 0, FRAME_RESOURCE: 1, FRAME_LINE: 2, FRAME_COLUMN: 3,
-  STACK_PARENT: 4, STACK_FRAME: 5, SAMPLE_TIME: 6, SAMPLE_STACK: 7, SAMPLE_MARKER: 8 });
-const NO_PARENT = 0xffffffff;
+const { PS_E_PARSE, PS_E_LIMIT, PS_NO_PARENT } = abi;
 const CONTEXT = 'perfshim profiler';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const latin1 = new TextDecoder('latin1');
-
 export function createTraceCodec(core) {
-  const check = (status) => {
-    if (status < 0) throw statusError(status, CONTEXT);
-    return status;
-  };
-
-  function strings(h, kind) {
-    const n = check(core.x.ps_trace_strings(h, kind));
-    const o = core.out();
-    const ptr = o[0], total = o[1], ascii = o[2] === 1;
-    const lens = core.results(n);
-    const bytes = new Uint8Array(core.x.memory.buffer, ptr, total);
-    const out = new Array(n);
-    if (ascii) {
-      // One decode for the whole blob; byte offsets are string offsets.
-      const all = latin1.decode(bytes);
-      for (let i = 0, at = 0; i < n; at += lens[i], i++) out[i] = all.slice(at, at + lens[i]);
-    } else {
-      for (let i = 0, at = 0; i < n; at += lens[i], i++) out[i] = decoder.decode(bytes.subarray(at, at + lens[i]));
-    }
-    return out;
-  }
+  const check = (status) => core.check(status, CONTEXT);
+  const strings = (h, kind) => core.takeStrings(check(core.x.ps_trace_strings(h, kind)));
 
   return {
     /** A new trace capped at `maxSamples`; returns its handle. */
@@ -72,28 +52,26 @@ export function createTraceCodec(core) {
         if (ch) for (let k = 0; k < ch.length; k++) parent.set(ch[k], node.id);
       }
       const recBytes = n * 32;
-      let ptr = core.x.ps_exchange_reserve(recBytes + room || 1);
-      if (!ptr) throw statusError(-1, CONTEXT);
-      const region = new Uint8Array(core.x.memory.buffer, ptr + recBytes, room);
-      const words = new Uint32Array(core.x.memory.buffer, ptr, n * 8);
+      const ptr = core.reserve(recBytes + room);
+      const words = core.u32(), w0 = ptr >>> 2;
       const lens = new Map();
       let at = 0;
       const place = (str) => {
         let off = seen.get(str);
         if (off >= 0) return off;
         off = at;
-        const len = str.length ? encoder.encodeInto(str, region.subarray(at)).written : 0;
+        const len = core.writeString(str, ptr + recBytes + at);
         at += len;
         seen.set(str, off);
         lens.set(str, len);
         return off;
       };
-      for (let i = 0, w = 0; i < n; i++, w += 8) {
+      for (let i = 0, w = w0; i < n; i++, w += 8) {
         const node = nodes[i];
         const cf = node.callFrame;
         const p = parent.get(node.id);
         words[w] = node.id;
-        words[w + 1] = p === undefined ? NO_PARENT : p;
+        words[w + 1] = p === undefined ? PS_NO_PARENT : p;
         words[w + 2] = place(cf.functionName);
         words[w + 3] = lens.get(cf.functionName);
         words[w + 4] = place(cf.url);
@@ -105,11 +83,9 @@ export function createTraceCodec(core) {
       const samples = profile.samples || [], deltas = profile.timeDeltas || [];
       const m = Math.min(samples.length, deltas.length);
       if (!m) return 0;
-      ptr = core.x.ps_exchange_reserve(m * 8);
-      if (!ptr) throw statusError(-1, CONTEXT);
-      const ids = new Int32Array(core.x.memory.buffer, ptr, m * 2);
-      if (samples.length === m) ids.set(samples); else for (let k = 0; k < m; k++) ids[k] = samples[k];
-      if (deltas.length === m) ids.set(deltas, m); else for (let k = 0; k < m; k++) ids[m + k] = deltas[k];
+      const ids = core.i32(), at0 = core.reserve(m * 8) >>> 2;
+      if (samples.length === m) ids.set(samples, at0); else for (let k = 0; k < m; k++) ids[at0 + k] = samples[k];
+      if (deltas.length === m) ids.set(deltas, at0 + m); else for (let k = 0; k < m; k++) ids[at0 + m + k] = deltas[k];
       return check(core.x.ps_trace_import_v8_samples(h, m, profile.startTime, offsetMs, afterMs, untilMs));
     },
 
@@ -127,7 +103,7 @@ export function createTraceCodec(core) {
       for (let i = 0; i < t.frames.length; i++) {
         const f = t.frames[i];
         const r = f.resourceId === undefined ? -1 : rmap[f.resourceId];
-        if (r === undefined) throw statusError(-19, CONTEXT, `frame ${i} names resource ${f.resourceId}, which does not exist`);
+        if (r === undefined) throw statusError(PS_E_PARSE, CONTEXT, `frame ${i} names resource ${f.resourceId}, which does not exist`);
         fmap[i] = check(core.x.ps_trace_frame(h, core.putString(String(f.name)), r, f.line || 0, f.column || 0));
       }
       // Stacks may (in principle) name a parent that comes later: resolve with memoization,
@@ -139,10 +115,10 @@ export function createTraceCodec(core) {
         let cur = id;
         while (cur !== undefined) {
           const known = smap[cur];
-          if (known === null) throw statusError(-19, CONTEXT, 'the stacks of the trace form a cycle');
+          if (known === null) throw statusError(PS_E_PARSE, CONTEXT, 'the stacks of the trace form a cycle');
           if (known !== undefined) break;
           const s = t.stacks[cur];
-          if (!s || fmap[s.frameId] === undefined) throw statusError(-19, CONTEXT, `stack ${cur} is malformed`);
+          if (!s || fmap[s.frameId] === undefined) throw statusError(PS_E_PARSE, CONTEXT, `stack ${cur} is malformed`);
           smap[cur] = null; // on the walk: meeting it again is a cycle
           chain.push(cur);
           cur = s.parentId;
@@ -157,12 +133,12 @@ export function createTraceCodec(core) {
       let added = 0;
       for (let i = 0; i < t.samples.length; i++) {
         const s = t.samples[i];
-        if (!Number.isFinite(s.timestamp)) throw statusError(-19, CONTEXT, `sample ${i} has no finite timestamp`);
+        if (!Number.isFinite(s.timestamp)) throw statusError(PS_E_PARSE, CONTEXT, `sample ${i} has no finite timestamp`);
         if (s.timestamp > untilMs || s.timestamp <= afterMs) continue;
         const stack = s.stackId === undefined ? -1 : resolve(s.stackId);
         const marker = s.marker === undefined || s.marker === null ? 0 : MARKER_CODE.get(s.marker);
         const r = core.x.ps_trace_sample(h, s.timestamp, stack, marker === undefined ? MARKER_CODE.get('other') : marker);
-        if (r === -7) break; // PS_E_LIMIT
+        if (r === PS_E_LIMIT) break;
         check(r);
         added++;
       }
@@ -176,10 +152,9 @@ export function createTraceCodec(core) {
         const r = f.resource === undefined ? -1 : check(core.x.ps_trace_resource(h, core.putString(f.resource)));
         return check(core.x.ps_trace_frame(h, core.putString(f.name), r, f.line || 0, f.column || 0));
       });
-      const ptr = core.x.ps_exchange_reserve(ids.length * 4 || 4);
-      new Uint32Array(core.x.memory.buffer, ptr, ids.length).set(ids);
+      core.putU32(ids);
       const r = core.x.ps_trace_sample_frames(h, timestamp, ids.length, MARKER_CODE.get(marker) || 0);
-      if (r === -7) return false;
+      if (r === PS_E_LIMIT) return false;
       check(r);
       return true;
     },
@@ -187,7 +162,7 @@ export function createTraceCodec(core) {
     /** The timestamp of the last sample of trace `h` (-Infinity when it has none). */
     lastTimestamp(h) {
       const n = this.info(h).samples;
-      return n ? new Float64Array(core.x.memory.buffer, core.x.ps_trace_column(h, COL.SAMPLE_TIME), n)[n - 1] : -Infinity;
+      return n ? core.f64()[(core.x.ps_trace_column(h, abi.PS_COL_SAMPLE_TIME) >>> 3) + n - 1] : -Infinity;
     },
 
     /** Merge trace `src` into `dst`; returns the number of samples appended. */
@@ -202,36 +177,34 @@ export function createTraceCodec(core) {
       const info = this.info(h);
       const resources = strings(h, 0);
       const names = strings(h, 1);
-      const buf = core.x.memory.buffer; // no allocation below this line
+      // Columns through the whole-memory views (nothing below allocates in the core).
+      const u32 = core.u32(), i32 = core.i32(), f64 = core.f64(), u8 = core.u8();
+      const col = (c, shift) => core.x.ps_trace_column(h, c) >>> shift;
       const nf = info.frames, ns = info.stacks, nsm = info.samples;
-      const col = (c, T, n) => (n ? new T(buf, core.x.ps_trace_column(h, c), n) : new T(0));
-      const fName = col(COL.FRAME_NAME, Uint32Array, nf);
-      const fRes = col(COL.FRAME_RESOURCE, Int32Array, nf);
-      const fLine = col(COL.FRAME_LINE, Uint32Array, nf);
-      const fCol = col(COL.FRAME_COLUMN, Uint32Array, nf);
+      const fName = col(abi.PS_COL_FRAME_NAME, 2), fRes = col(abi.PS_COL_FRAME_RESOURCE, 2);
+      const fLine = col(abi.PS_COL_FRAME_LINE, 2), fCol = col(abi.PS_COL_FRAME_COLUMN, 2);
       const frames = new Array(nf);
       for (let i = 0; i < nf; i++) {
         const f = {};
-        if (fCol[i]) f.column = fCol[i];
-        if (fLine[i]) f.line = fLine[i];
-        f.name = names[fName[i]];
-        if (fRes[i] >= 0) f.resourceId = fRes[i];
+        if (u32[fCol + i]) f.column = u32[fCol + i];
+        if (u32[fLine + i]) f.line = u32[fLine + i];
+        f.name = names[u32[fName + i]];
+        if (i32[fRes + i] >= 0) f.resourceId = i32[fRes + i];
         frames[i] = f;
       }
-      const sParent = col(COL.STACK_PARENT, Int32Array, ns);
-      const sFrame = col(COL.STACK_FRAME, Uint32Array, ns);
+      const sParent = col(abi.PS_COL_STACK_PARENT, 2), sFrame = col(abi.PS_COL_STACK_FRAME, 2);
       const stacks = new Array(ns);
       for (let i = 0; i < ns; i++) {
-        stacks[i] = sParent[i] >= 0 ? { frameId: sFrame[i], parentId: sParent[i] } : { frameId: sFrame[i] };
+        const p = i32[sParent + i], frameId = u32[sFrame + i];
+        stacks[i] = p >= 0 ? { frameId, parentId: p } : { frameId };
       }
-      const ts = col(COL.SAMPLE_TIME, Float64Array, nsm);
-      const st = col(COL.SAMPLE_STACK, Int32Array, nsm);
-      const mk = col(COL.SAMPLE_MARKER, Uint8Array, nsm);
+      const ts = col(abi.PS_COL_SAMPLE_TIME, 3), st = col(abi.PS_COL_SAMPLE_STACK, 2);
+      const mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const samples = new Array(nsm);
       for (let i = 0; i < nsm; i++) {
-        const m = mk[i];
-        if (m) samples[i] = st[i] >= 0 ? { marker: MARKERS[m], stackId: st[i], timestamp: ts[i] } : { marker: MARKERS[m], timestamp: ts[i] };
-        else samples[i] = st[i] >= 0 ? { stackId: st[i], timestamp: ts[i] } : { timestamp: ts[i] };
+        const m = u8[mk + i], stackId = i32[st + i], timestamp = f64[ts + i];
+        if (m) samples[i] = stackId >= 0 ? { marker: MARKERS[m], stackId, timestamp } : { marker: MARKERS[m], timestamp };
+        else samples[i] = stackId >= 0 ? { stackId, timestamp } : { timestamp };
       }
       return { frames, resources, samples, stacks };
     },

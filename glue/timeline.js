@@ -2,10 +2,10 @@
 // measure), the host's timeline for every other type, and the observer registry that
 // "queue a PerformanceEntry" feeds. JS keeps only what must be JS: the entry objects (slot ->
 // object, so queries return the same objects every time) and the name -> id map.
-import { statusError, S } from './errors.js';
+import { PS_E_LIMIT, PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
 import { native, nativePerformance, nativeSupportedTypes, queueTask, reportException, isNode } from './host.js';
 
-export const OWNED_TYPES = ['mark', 'measure'];
+export const OWNED_TYPES = Object.assign([], { [PS_TYPE_MARK]: 'mark', [PS_TYPE_MEASURE]: 'measure' });
 const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
 export const typeIndex = (type) => { const i = TYPE_INDEX.get(type); return i === undefined ? -1 : i; };
 
@@ -40,9 +40,8 @@ export class Timeline {
     let id = this.names.get(name);
     if (id !== undefined) return id;
     if (this.names.size >= this.releaseAt) this.releaseNames();
-    const len = this.core.putString(name);
-    id = this.core.x.ps_timeline_intern(len);
-    if (id < 0) throw statusError(id, 'perfshim');
+    const core = this.core;
+    id = core.check(core.x.ps_timeline_intern(core.putString(name)), 'perfshim');
     this.names.set(name, id);
     this.idNames[id] = name;
     return id;
@@ -50,12 +49,13 @@ export class Timeline {
 
   /** Forget the names no buffered entry uses (the core frees them too). */
   releaseNames() {
-    const n = this.core.x.ps_timeline_release_names();
-    if (n < 0) throw statusError(n, 'perfshim');
-    const ids = this.core.results(n);
+    const core = this.core;
+    const n = core.check(core.x.ps_timeline_release_names(), 'perfshim');
+    const mem = core.u32(), base = core.results();
     for (let i = 0; i < n; i++) {
-      this.names.delete(this.idNames[ids[i]]);
-      this.idNames[ids[i]] = undefined;
+      const id = mem[base + i];
+      this.names.delete(this.idNames[id]);
+      this.idNames[id] = undefined;
     }
     this.releaseAt = Math.max(4096, this.names.size * 2);
   }
@@ -63,7 +63,7 @@ export class Timeline {
   /** Record a slot returned by the core for `entry` (or nothing when it was dropped). */
   store(slot, entry, context) {
     if (slot >= 0) this.objects[slot] = entry;
-    else if (slot !== S.LIMIT) throw statusError(slot, context);
+    else if (slot !== PS_E_LIMIT) this.core.check(slot, context);
   }
 
   /** Our entries of an owned type index (or -1 = all owned types), optionally one name. */
@@ -73,11 +73,9 @@ export class Timeline {
       id = this.names.get(name);
       if (id === undefined) return [];
     }
-    const x = this.core.x;
-    const n = x.ps_timeline_query(type, id);
-    if (n < 0) throw statusError(n, 'perfshim');
-    const mem = this.core.u32();
-    const base = x.ps_result_ptr() >>> 2;
+    const core = this.core;
+    const n = core.check(core.x.ps_timeline_query(type, id), 'perfshim');
+    const mem = core.u32(), base = core.results();
     const objects = this.objects;
     const out = new Array(n);
     for (let i = 0; i < n; i++) out[i] = objects[mem[base + i]];
@@ -132,11 +130,11 @@ export class Timeline {
       id = this.names.get(name);
       if (id === undefined) return;
     }
-    const n = this.core.x.ps_timeline_clear(type, id);
-    if (n < 0) throw statusError(n, 'perfshim');
-    const slots = this.core.results(n);
+    const core = this.core;
+    const n = core.check(core.x.ps_timeline_clear(type, id), 'perfshim');
+    const mem = core.u32(), base = core.results();
     const objects = this.objects;
-    for (let i = 0; i < n; i++) objects[slots[i]] = undefined;
+    for (let i = 0; i < n; i++) objects[mem[base + i]] = undefined;
   }
 
   /** Performance Timeline §queue a PerformanceEntry, observer part (buffering is the core's). */

@@ -1,11 +1,18 @@
 /*
  * exchange.c — the buffers that carry data across the WebAssembly boundary.
  *
- * Two growable buffers with one lifetime each (the whole module):
- *   - `in`:  bytes written by the shim (UTF-8 strings) before a call that reads them;
- *   - `res`: u32 results (entry slots, ids) written by a query, read by the shim after it.
- * Both may be reallocated when they grow, so the shim re-derives its typed-array views after
- * any call that may allocate. `out` is a fixed block of f64 registers for multi-value returns.
+ * This is the C half of the one io layer (glue/io.js is the JS half). Every crossing is one of:
+ *   - `in`:   bytes written by the shim before a call that reads them: strings as WTF-8 (UTF-8
+ *             that keeps lone surrogates as their 3-byte form, so every JS string round-trips),
+ *             u32/i32/f64 arrays, JSON. Growable, one lifetime (the module).
+ *   - `res`:  u32 results (entry slots, ids, string lengths) written by a call, read after it.
+ *   - `out`:  a fixed block of eight f64 registers for calls that return several numbers.
+ *   - `blob`: one byte blob out (a JSON document, concatenated strings) as {ptr, len}, set by
+ *             the call that produced it and held until ps_blob_release (or the next blob):
+ *             owned blobs are freed then, borrowed ones (a trace's string scratch) forgotten.
+ * `in` and `res` may be reallocated when they grow and memory may grow under any call, so the
+ * shim re-derives its typed-array views after any call that may allocate. Costs: amortised
+ * O(1) per byte reserved; a blob is handed over without a copy.
  */
 #include <stdlib.h>
 #include "internal.h"
@@ -56,3 +63,27 @@ uint32_t *ps__result_reserve(uint32_t count)
 PS_API uint32_t *ps_result_ptr(void) { return res_buf; }
 
 PS_API double *ps_out_ptr(void) { return out_regs; }
+
+static const uint8_t *blob_ptr;
+static uint32_t blob_len;
+static int blob_owned;
+
+PS_API void ps_blob_release(void)
+{
+    if (blob_owned) free((void *)blob_ptr);
+    blob_ptr = 0;
+    blob_len = 0;
+    blob_owned = 0;
+}
+
+void ps__blob_set(const uint8_t *ptr, uint32_t len, int owned)
+{
+    if (ptr != blob_ptr) ps_blob_release();
+    blob_ptr = ptr;
+    blob_len = len;
+    blob_owned = owned;
+}
+
+PS_API const uint8_t *ps_blob_ptr(void) { return blob_ptr; }
+
+PS_API uint32_t ps_blob_len(void) { return blob_len; }

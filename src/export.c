@@ -159,16 +159,10 @@ static int32_t finish(writer *w)
         memset(w, 0, sizeof *w);
         return PS_E_NOMEM;
     }
-    double *o = ps_out_ptr();
-    o[0] = (double)(uintptr_t)w->b;
-    o[1] = (double)w->len;
+    /* The document becomes the blob (no copy); the next export starts a new buffer. */
+    ps__blob_set(w->b, (uint32_t)w->len, 1);
+    memset(w, 0, sizeof *w);
     return PS_OK;
-}
-
-PS_API void ps_export_release(void)
-{
-    free(W.b);
-    memset(&W, 0, sizeof W);
 }
 
 /* ---- a read-only view of a trace ------------------------------------------------------------ */

@@ -2,11 +2,10 @@
  * export.h — trace exporters (export.c): a trace of the core (trace.h) written as the JSON of
  * another tool's profile format.
  *
- * Each ps_export_* writes one JSON document into the export buffer and returns PS_OK with the
- * document's pointer in out[0] and its byte length in out[1] (UTF-8; names that held lone
- * surrogates are written as \u escapes), or a negative status: PS_E_ARG for a bad handle,
- * PS_E_NOMEM. The document is borrowed until the next ps_export_* call or ps_export_release,
- * which frees the buffer (documents can be large; the shim releases it once it has read one).
+ * Each ps_export_* writes one JSON document and returns PS_OK with it as the blob (perfshim.h:
+ * ps_blob_ptr/ps_blob_len; UTF-8, names that held lone surrogates written as \u escapes), or a
+ * negative status: PS_E_ARG for a bad handle, PS_E_NOMEM. ps_blob_release frees the document
+ * (documents can be large; the shim releases it once it has read one).
  *
  * Times: a trace's timestamps are ms relative to the time origin; formats that count in µs get
  * them rounded to whole µs (V8's resolution), on the same origin, so they line up with
@@ -29,7 +28,5 @@ PS_API int32_t ps_export_trace_events(int32_t trace, uint32_t pid, uint32_t tid)
  * `name_len` UTF-8 bytes at the exchange buffer, meta.startTime `start_ms` (ms since the epoch of
  * the trace's time origin), meta.interval `interval_ms` (<= 0: the mean sample interval). */
 PS_API int32_t ps_export_firefox(int32_t trace, uint32_t name_len, double start_ms, double interval_ms);
-/* Free the export buffer. */
-PS_API void ps_export_release(void);
 
 #endif

@@ -18,6 +18,9 @@
 const uint8_t *ps__exchange_bytes(void);
 /* Room for `count` u32 results in the result buffer (0 on allocation failure). */
 uint32_t *ps__result_reserve(uint32_t count);
+/* Hand the shim a blob of `len` bytes (replacing and releasing the previous one). `owned`: the
+ * blob was malloc'd and ps_blob_release frees it; otherwise it is borrowed from its producer. */
+void ps__blob_set(const uint8_t *ptr, uint32_t len, int owned);
 
 /* A growable u32 vector. */
 typedef struct {

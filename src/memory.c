@@ -8,13 +8,13 @@
  * cross-origin container it is aggregated under, if any), plus per-realm scratch arrays (the
  * parent chain being resolved, per-entry stamps for deduplicating attributions, the entry each
  * aggregation key folds into), so the whole build is linear in realms + entries + attributions.
- * The output is a new cJSON tree printed once into `result`.
+ * The output is a new cJSON tree printed once into a string.
  *
  * Invariants: a realm's token is resolved at most once and after its parent's (state 0 → 1 → 2;
  * meeting state 1 again is a parent cycle and an input error); after aggregation every live
  * entry has a distinct aggregation key or none, and the sum of live entries' bytes equals the
- * sum of the input's (remote entries counted as 0); `result` is either null or a malloc'd string of `result_len` bytes,
- * or points at a constant message (result_owned == 0).
+ * sum of the input's (remote entries counted as 0). The result (or a constant message) is
+ * handed to the shim as the exchange's blob.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,10 +22,6 @@
 #include "internal.h"
 #include "memory.h"
 #include "cJSON.h"
-
-static char *result;
-static uint32_t result_len;
-static int result_owned;
 
 typedef struct {
     int state;              /* 0 unresolved, 1 resolving, 2 resolved */
@@ -64,10 +60,7 @@ typedef struct {
 
 static void set_result_msg(const char *msg)
 {
-    ps_memory_clear();
-    result = (char *)msg;
-    result_len = (uint32_t)strlen(msg);
-    result_owned = 0;
+    ps__blob_set((const uint8_t *)msg, (uint32_t)strlen(msg), 0);
 }
 
 static int fail(ctx *c, const char *msg)
@@ -455,7 +448,6 @@ static int build(ctx *c, const cJSON *in, cJSON **out)
 
 PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed)
 {
-    ps_memory_clear();
     ctx c;
     memset(&c, 0, sizeof c);
     c.rng = ((uint64_t)seed << 32) ^ seed ^ 0x5DEECE66Dull;
@@ -476,26 +468,10 @@ PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed)
     if (st == PS_OK) {
         char *s = cJSON_PrintUnformatted(out);
         if (!s) st = PS_E_NOMEM;
-        else {
-            result = s;
-            result_len = (uint32_t)strlen(s);
-            result_owned = 1;
-        }
+        else ps__blob_set((const uint8_t *)s, (uint32_t)strlen(s), 1);
     }
     cJSON_Delete(out);
     if (st == PS_E_PARSE) set_result_msg(c.msg);
     else if (st != PS_OK) set_result_msg("out of memory while building the measurement");
     return st;
-}
-
-PS_API const char *ps_memory_result_ptr(void) { return result; }
-
-PS_API uint32_t ps_memory_result_len(void) { return result_len; }
-
-PS_API void ps_memory_clear(void)
-{
-    if (result_owned) free(result);
-    result = NULL;
-    result_len = 0;
-    result_owned = 0;
 }

@@ -34,8 +34,8 @@
  * one computed cross-origin-aggregated token are folded into one entry per top-most
  * cross-origin container (bytes summed, types united), as the spec's examples show.
  *
- * Ownership: the result (or, on failure, a constant message) is owned by the core and borrowed
- * by the caller until the next ps_memory_build or ps_memory_clear.
+ * Ownership: the result (or, on failure, a constant message) is the blob (perfshim.h), borrowed
+ * until ps_blob_release, which frees it.
  */
 #ifndef PERFSHIM_MEMORY_H
 #define PERFSHIM_MEMORY_H
@@ -43,13 +43,8 @@
 #include "perfshim.h"
 
 /* Build a MemoryMeasurement from the `len` bytes of intermediate-measurement JSON in the exchange
- * buffer, shuffling with `seed`. Returns PS_OK, PS_E_PARSE (malformed or inconsistent input;
- * the result then holds a message saying what) or PS_E_NOMEM. */
+ * buffer, shuffling with `seed`. Returns PS_OK with the result JSON as the blob, PS_E_PARSE
+ * (malformed or inconsistent input; the blob then holds a message saying what) or PS_E_NOMEM. */
 PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed);
-/* The UTF-8 bytes of the last result (JSON) or error message, and their length. Borrowed. */
-PS_API const char *ps_memory_result_ptr(void);
-PS_API uint32_t ps_memory_result_len(void);
-/* Free the last result now (it is otherwise freed by the next build). */
-PS_API void ps_memory_clear(void);
 
 #endif

@@ -2,13 +2,14 @@
  * perfshim.h — the one public header of the perfshim core.
  *
  * Every export is `ps_<object>_<verb>` and is declared with PS_API here or in a module header
- * included at the end; everything else in src/ is static or internal (internal.h). The build
+ * that includes this one (trace.h, export.h, memory.h); everything else in src/ is static or internal (internal.h). The build
  * derives the WebAssembly export list from the PS_API declarations, so the headers are the ABI.
  *
- * Memory rule (said once): the core owns all of its memory. Results written to the exchange,
- * result or out buffers are borrowed by the caller until the next ps_ call; copy what you keep.
- * Strings are passed in through the exchange buffer as UTF-8 with an explicit length (pointer
- * from ps_exchange_reserve), never as NUL-terminated C strings.
+ * Memory rule (said once): the core owns all of its memory. Results written to the result
+ * or out buffers are borrowed by the caller until the next ps_ call; a blob until
+ * ps_blob_release; copy what you keep. Strings cross as WTF-8 (UTF-8 that also encodes lone
+ * surrogates, so every JS string round-trips) with an explicit length: in through the exchange
+ * buffer (pointer from ps_exchange_reserve), out through a blob; never NUL-terminated.
  *
  * Errors: functions that can fail return a status (PS_OK or a negative PS_E_* code) or, when they
  * return an index/count, a negative PS_E_* code on failure. There is no global error state.
@@ -30,13 +31,9 @@
 enum {
     PS_OK = 0,
     PS_E_NOMEM = -1,          /* allocation failed: RangeError */
-    PS_E_TYPE = -2,           /* TypeError */
     PS_E_SYNTAX = -3,         /* SyntaxError DOMException (unknown mark name) */
-    PS_E_RANGE = -4,          /* RangeError */
-    PS_E_INVALID_STATE = -5,  /* InvalidStateError DOMException */
     PS_E_NOT_FOUND = -6,      /* internal: id/slot not found */
     PS_E_LIMIT = -7,          /* a documented cap was reached (entry dropped and counted) */
-    PS_E_INVALID_ACCESS = -8, /* InvalidAccessError DOMException */
     PS_E_ARG = -9,            /* argument out of range (a shim bug): TypeError */
     PS_E_NEGATIVE_START = -10,     /* TypeError: a negative startTime/start */
     PS_E_NEGATIVE_END = -11,       /* TypeError: a negative end */
@@ -44,9 +41,6 @@ enum {
     PS_E_MEASURE_NO_RANGE = -13,   /* TypeError: options with neither start nor end */
     PS_E_MEASURE_OVERSPEC = -14,   /* TypeError: start, duration and end all given */
     PS_E_NEGATIVE_DURATION = -15,  /* TypeError: negative duration */
-    PS_E_NOT_ALLOWED = -16,   /* NotAllowedError DOMException */
-    PS_E_SECURITY = -17,      /* SecurityError DOMException */
-    PS_E_NOT_SUPPORTED = -18, /* NotSupportedError DOMException */
     PS_E_PARSE = -19,         /* malformed input to a parser: TypeError */
     PS_E_HOST_ARG = -20       /* the shim's own conversion of that argument failed: rethrow it */
 };
@@ -62,6 +56,12 @@ PS_API uint8_t *ps_exchange_reserve(uint32_t bytes);
 PS_API uint32_t *ps_result_ptr(void);
 /* Eight f64 output registers for functions that return several numbers. Borrowed. */
 PS_API double *ps_out_ptr(void);
+/* The blob (bytes out) of the last call that produced one, as {ptr, len}: borrowed until
+ * ps_blob_release or the next call that produces a blob. Functions that produce one say so. */
+PS_API const uint8_t *ps_blob_ptr(void);
+PS_API uint32_t ps_blob_len(void);
+/* Release the blob (freeing it when the core allocated it for the shim). */
+PS_API void ps_blob_release(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Timeline (timeline.c): the performance entry buffer for the entry types the core owns.

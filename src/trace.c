@@ -30,8 +30,6 @@
 #include "trace.h"
 #include "trace_internal.h"
 
-#define NONE32 0xffffffffu
-
 typedef struct {
     ps_pool resources, names;
     /* frames */
@@ -267,6 +265,7 @@ PS_API int32_t ps_trace_free(int32_t h)
     free(t->f_name); free(t->f_res); free(t->f_line); free(t->f_col); free(t->f_slots);
     free(t->s_parent); free(t->s_frame); free(t->s_slots);
     free(t->ts); free(t->st); free(t->mk);
+    if (ps_blob_ptr() == t->blob) ps_blob_release(); /* a borrowed blob dies with its trace */
     free(t->blob);
     v8_clear(t);
     free(t);
@@ -459,7 +458,7 @@ PS_API int32_t ps_trace_import_v8_nodes(int32_t h, uint32_t count, uint32_t byte
     }
     for (uint32_t i = 0; i < count; i++) {
         uint32_t p = rec(t, i, R_PARENT);
-        if (p != NONE32 && v8_lookup(t, p) < 0) { v8_clear(t); return PS_E_PARSE; }
+        if (p != PS_NO_PARENT && v8_lookup(t, p) < 0) { v8_clear(t); return PS_E_PARSE; }
     }
     return PS_OK;
 }
@@ -479,7 +478,7 @@ static int32_t v8_resolve(trace *t, uint32_t r)
         if (ps__vec_push(&path, cur) != PS_OK) { status = PS_E_NOMEM; break; }
         t->v8_stack[cur] = -3;
         uint32_t p = rec(t, cur, R_PARENT);
-        if (p == NONE32) break;
+        if (p == PS_NO_PARENT) break;
         cur = (uint32_t)v8_lookup(t, p);
     }
     while (path.len) {
@@ -488,7 +487,7 @@ static int32_t v8_resolve(trace *t, uint32_t r)
         const uint8_t *name = t->v8_bytes + rec(t, i, R_NAME_OFF);
         const uint8_t *url = t->v8_bytes + rec(t, i, R_URL_OFF);
         uint32_t name_len = rec(t, i, R_NAME_LEN), url_len = rec(t, i, R_URL_LEN);
-        int root = rec(t, i, R_PARENT) == NONE32 && is_meta(name, name_len, "(root)");
+        int root = rec(t, i, R_PARENT) == PS_NO_PARENT && is_meta(name, name_len, "(root)");
         int meta = url_len == 0 && (is_meta(name, name_len, "(program)") ||
                                     is_meta(name, name_len, "(idle)") ||
                                     is_meta(name, name_len, "(garbage collector)"));
@@ -719,17 +718,12 @@ PS_API int32_t ps_trace_strings(int32_t h, uint32_t kind)
     uint32_t *lens = ps__result_reserve(p->ids ? p->ids : 1);
     if (!lens) return PS_E_NOMEM;
     size_t at = 0;
-    int ascii = 1;
     for (uint32_t i = 0; i < p->ids; i++) {
         memcpy(t->blob + at, p->str[i], p->len[i]);
-        for (uint32_t k = 0; k < p->len[i]; k++) ascii &= t->blob[at + k] < 0x80;
         at += p->len[i];
         lens[i] = p->len[i];
     }
-    double *o = ps_out_ptr();
-    o[0] = (double)(uintptr_t)t->blob;
-    o[1] = (double)total;
-    o[2] = ascii;
+    ps__blob_set(t->blob, (uint32_t)total, 0);
     return (int32_t)p->ids;
 }
 

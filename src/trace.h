@@ -9,7 +9,7 @@
  * Absent optional members are encoded as: resource -1, line/column 0 (lines and columns are
  * 1-based, so 0 is never a real value), parent stack -1, sample stack -1, marker PS_MARKER_NONE.
  *
- * Ownership: the core owns every trace. Pointers returned by ps_trace_column and
+ * Ownership: the core owns every trace. Pointers returned by ps_trace_column and the blob of
  * ps_trace_strings are borrowed until the next ps_ call (memory may grow and move).
  */
 #ifndef PERFSHIM_TRACE_H
@@ -57,8 +57,11 @@ PS_API int32_t ps_trace_sample(int32_t trace, double timestamp, int32_t stack, u
  * buffer: O(depth) hash lookups. Returns the sample index, PS_E_LIMIT or PS_E_ARG. */
 PS_API int32_t ps_trace_sample_frames(int32_t trace, double timestamp, uint32_t depth, uint32_t marker);
 
+/* "No parent" in the V8 import records below. */
+#define PS_NO_PARENT 0xffffffffu
+
 /* Import the node table of a V8 CPU profile (Profiler.stop's `profile.nodes`). The exchange
- * buffer holds `count` records of eight u32 — V8 node id, parent's V8 id (0xffffffff for none),
+ * buffer holds `count` records of eight u32 — V8 node id, parent's V8 id (PS_NO_PARENT for none),
  * name offset and byte length, URL offset and byte length (offsets into the byte region),
  * lineNumber + 1, columnNumber + 1 (V8 positions are 0-based with -1 for unknown, so these are
  * the 1-based values or 0) — followed by a region of `bytes` bytes holding the strings (records
@@ -88,9 +91,9 @@ PS_API int32_t ps_trace_info(int32_t trace);
 /* Pointer to column `col` (PS_COL_*) of a trace, or 0 for a bad handle/column (or an empty
  * column). Borrowed. */
 PS_API const void *ps_trace_column(int32_t trace, uint32_t col);
-/* The strings of kind 0 (resources) or 1 (frame names), concatenated: writes each string's byte
- * length to the result buffer, the blob's pointer to out[0], its length to out[1] and 1 to
- * out[2] if the blob is pure ASCII. Returns the count or a negative status. Borrowed. */
+/* The strings of kind 0 (resources) or 1 (frame names), concatenated (WTF-8) as the blob
+ * (borrowed from the trace until it changes or is freed), each string's byte length in the
+ * result buffer. Returns the count or a negative status. */
 PS_API int32_t ps_trace_strings(int32_t trace, uint32_t kind);
 
 #endif

@@ -12,8 +12,9 @@
 //     every PUMP_MS, and at stop().
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { nativeNow, timeOrigin } from '../host.js';
-import { statusError, domException } from '../errors.js';
+import { domException } from '../errors.js';
 import { getProbes } from './probes.js';
+import { PS_E_NOMEM } from '../abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
 const LOG_RECORDS = 1 << 15;  // 512 KB of log: handed over when full
@@ -28,23 +29,28 @@ export function supportedIntervalMs(ms) {
 
 const states = new WeakMap();  // core -> its adapter state
 
-/** The adapter for one core: frame registration, the log and the sessions. */
+/** The adapter for one core (its io layer, glue/io.js): frame registration, the log and the
+ *  sessions. */
 function stateOf(core) {
   let st = states.get(core);
   if (st) return st;
   const x = core.x;
-  const check = (r) => { if (r < 0) throw statusError(r, CONTEXT); return r; };
+  const check = (r) => core.check(r, CONTEXT);
   const P = getProbes();
   let registered = 0;
-  let F64 = new Float64Array(0), I32 = new Int32Array(0), n = 0;
+  // The log as whole-memory views (re-derived when the memory grows: a detached view has length
+  // 0) and the record index of its start: record k is f64 at base8 + 2k, i32 at base4 + 4k + 2/3.
+  let F64 = new Float64Array(0), I32 = new Int32Array(0), base8 = 0, base4 = 0, n = 0;
   const logSessions = new Set();
   let pump = null;
 
   const views = () => {
     const ptr = x.ps_instrument_log(LOG_RECORDS);
-    if (!ptr) throw statusError(-1, CONTEXT);
-    F64 = new Float64Array(x.memory.buffer, ptr, LOG_RECORDS * 2);
-    I32 = new Int32Array(x.memory.buffer, ptr, LOG_RECORDS * 4);
+    if (!ptr) check(PS_E_NOMEM);
+    F64 = core.f64();
+    I32 = core.i32();
+    base8 = ptr >>> 3;
+    base4 = ptr >>> 2;
   };
 
   st = {
@@ -70,8 +76,7 @@ function stateOf(core) {
       if (logSessions.size) st.flush(); else st.frames();
       const S = P.S;
       const depth = Math.min(S[0], S.length - 1);
-      const ptr = x.ps_exchange_reserve(depth * 4 || 4);
-      new Int32Array(x.memory.buffer, ptr, depth).set(S.subarray(1, 1 + depth));
+      core.putI32(S.subarray(1, 1 + depth));
       return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
     },
     close(session) { x.ps_instrument_stop(session); },
@@ -85,9 +90,7 @@ function stateOf(core) {
         const ids = batch.subarray(i + 2, i + 2 + d);
         i += 2 + d;
         if (t > until) continue;
-        const ptr = x.ps_exchange_reserve(d * 4 || 4);
-        const u = new Uint32Array(x.memory.buffer, ptr, d);
-        for (let k = 0; k < d; k++) u[k] = ids[k];
+        core.putU32(ids);
         if (check(x.ps_instrument_sample(session, t, d)) === 1) return true;
       }
       return false;
@@ -99,9 +102,9 @@ function stateOf(core) {
         P.L = (a, b) => {
           if (n === LOG_RECORDS || I32.length === 0) st.flush();
           const k = n++;
-          F64[k * 2] = nativeNow();
-          I32[k * 4 + 2] = a;
-          I32[k * 4 + 3] = b;
+          F64[base8 + k * 2] = nativeNow();
+          I32[base4 + k * 4 + 2] = a;
+          I32[base4 + k * 4 + 3] = b;
         };
         const tick = () => {
           st.flush();

@@ -25,11 +25,11 @@ static int32_t frame(int32_t t, const char *name, const char *url, uint32_t line
 static char *doc(int32_t status)
 {
     if (status != PS_OK) return 0;
-    double *o = ps_out_ptr();
-    size_t len = (size_t)o[1];
+    size_t len = ps_blob_len();
     char *s = malloc(len + 1);
-    memcpy(s, (const void *)(uintptr_t)o[0], len);
+    memcpy(s, ps_blob_ptr(), len);
     s[len] = 0;
+    ps_blob_release();
     return s;
 }
 
@@ -322,8 +322,8 @@ TEST(bad_handles_are_refused)
     CHECK_EQ_INT(ps_export_speedscope(-1, 0), PS_E_ARG);
     CHECK_EQ_INT(ps_export_trace_events(12345, 1, 1), PS_E_ARG);
     CHECK_EQ_INT(ps_export_firefox(0, 0, 0, 0), PS_E_ARG);
-    ps_export_release();
-    ps_export_release();   /* twice is fine */
+    ps_blob_release();
+    ps_blob_release();   /* twice is fine */
 }
 
 int main(void)
@@ -336,6 +336,5 @@ int main(void)
     RUN(firefox_tables_map_the_trie_with_prefix_as_parent);
     RUN(deep_stacks_export_without_recursion);
     RUN(bad_handles_are_refused);
-    ps_export_release();
     return CHECK_DONE();
 }

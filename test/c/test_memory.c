@@ -31,9 +31,9 @@ static int run(const char *input_single_quoted, uint32_t seed)
 
 static char *result_copy(void)
 {
-    uint32_t n = ps_memory_result_len();
+    uint32_t n = ps_blob_len();
     char *s = malloc(n + 1);
-    memcpy(s, ps_memory_result_ptr(), n);
+    memcpy(s, ps_blob_ptr(), n);
     s[n] = 0;
     return s;
 }
@@ -405,7 +405,7 @@ TEST(mutated_inputs_never_crash)
 static int zero_position(uint32_t seed)
 {
     if (run("{'entries':[{'bytes':1},{'bytes':2}]}", seed) != PS_OK) return -1;
-    cJSON *m = cJSON_ParseWithLength(ps_memory_result_ptr(), ps_memory_result_len());
+    cJSON *m = cJSON_ParseWithLength((const char *)ps_blob_ptr(), ps_blob_len());
     int pos = -1, i = 0;
     for (cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "breakdown")->child; e; e = e->next, i++)
         if (cJSON_GetObjectItemCaseSensitive(e, "bytes")->valuedouble == 0) pos = i;
@@ -430,7 +430,7 @@ TEST(types_order_is_randomized)
     int first_a = 0, first_b = 0;
     for (uint32_t s = 0; s < 40; s++) {
         CHECK_EQ_INT(run("{'entries':[{'bytes':1,'types':['a','b']}],'breakdown':true}", s), PS_OK);
-        cJSON *m = cJSON_ParseWithLength(ps_memory_result_ptr(), ps_memory_result_len());
+        cJSON *m = cJSON_ParseWithLength((const char *)ps_blob_ptr(), ps_blob_len());
         for (cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "breakdown")->child; e; e = e->next) {
             cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "types");
             if (cJSON_GetArraySize(t) != 2) continue;
@@ -484,13 +484,13 @@ TEST(malformed_input_is_a_parse_error_with_a_reason)
     CHECK_EQ_INT(run("{}", 1), PS_OK);
 }
 
-TEST(clear_releases_the_result)
+TEST(release_frees_the_result)
 {
     CHECK_EQ_INT(run("{}", 1), PS_OK);
-    CHECK(ps_memory_result_len() > 0);
-    ps_memory_clear();
-    CHECK_EQ_INT(ps_memory_result_len(), 0);
-    CHECK(ps_memory_result_ptr() == NULL);
+    CHECK(ps_blob_len() > 0);
+    ps_blob_release();
+    CHECK_EQ_INT(ps_blob_len(), 0);
+    CHECK(ps_blob_ptr() == NULL);
 }
 
 int main(void)
@@ -519,7 +519,7 @@ int main(void)
     RUN(breakdown_order_is_randomized_and_reproducible_per_seed);
     RUN(types_order_is_randomized);
     RUN(malformed_input_is_a_parse_error_with_a_reason);
-    RUN(clear_releases_the_result);
-    ps_memory_clear();
+    RUN(release_frees_the_result);
+    ps_blob_release();
     return CHECK_DONE();
 }

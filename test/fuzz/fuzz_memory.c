@@ -13,12 +13,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(in, data, size);
     int32_t st = ps_memory_build((uint32_t)size, 42);
     if (st == PS_OK) {
-        cJSON *result = cJSON_ParseWithLength(ps_memory_result_ptr(), ps_memory_result_len());
+        cJSON *result = cJSON_ParseWithLength((const char *)ps_blob_ptr(), ps_blob_len());
         if (!result) abort();
         if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(result, "bytes"))) abort();
         if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(result, "breakdown"))) abort();
         cJSON_Delete(result);
     }
-    ps_memory_clear();
+    ps_blob_release();
     return 0;
 }

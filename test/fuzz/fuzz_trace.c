@@ -10,13 +10,10 @@
 static void check_export(int32_t st)
 {
     if (st != PS_OK) return;
-    const double *out = ps_out_ptr();
-    const char *p = (const char *)(uintptr_t)out[0];
-    size_t n = (size_t)out[1];
-    cJSON *j = cJSON_ParseWithLength(p, n);
+    cJSON *j = cJSON_ParseWithLength((const char *)ps_blob_ptr(), ps_blob_len());
     if (!j) abort();
     cJSON_Delete(j);
-    ps_export_release();
+    ps_blob_release();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,14 +1,16 @@
-// The loader and the exchange buffer: strings cross as WTF-8, views survive memory growth, and
-// the suites really run on the build PERFSHIM_WASM names (the debug build in `make test`).
+// The io layer (glue/io.js over src/exchange.c): strings cross as WTF-8 both ways, blobs come out
+// and are released, views survive memory growth, and the suites really run on the build
+// PERFSHIM_WASM names (the debug build in `make test`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCore, loadCore } from '../../glue/loader.js';
+import { createCore, loadCore, lazyCore } from '../../glue/loader.js';
+import { decode, encodeInto } from '../../glue/io.js';
 
 test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogates kept apart', () => {
   const core = createCore();
   const bytesOf = (s) => {
     const n = core.putString(s);
-    return Array.from(new Uint8Array(core.memory.buffer, core.x.ps_exchange_reserve(1), n));
+    return Array.from(core.u8().subarray(core.reserve(1), core.reserve(1) + n));
   };
   assert.deepEqual(bytesOf('Az'), [0x41, 0x7a]);
   assert.deepEqual(bytesOf('é'), [0xc3, 0xa9]);
@@ -16,9 +18,46 @@ test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogate
   assert.deepEqual(bytesOf('😀'), [0xf0, 0x9f, 0x98, 0x80]);
   assert.deepEqual(bytesOf('\ud800'), [0xed, 0xa0, 0x80]);
   assert.deepEqual(bytesOf('\udc00x'), [0xed, 0xb0, 0x80, 0x78]);
+  assert.deepEqual(bytesOf('\ud83d\ud83d\ude00'), [0xed, 0xa0, 0xbd, 0xf0, 0x9f, 0x98, 0x80]);
   assert.deepEqual(bytesOf(''), []);
-  const valid = 'naïve ☕ 😀';
-  assert.equal(core.getString(core.x.ps_exchange_reserve(1), core.putString(valid)), valid);
+});
+
+test('every string decodes back to itself: lone surrogates, a leading BOM, long strings', () => {
+  const core = createCore();
+  const samples = ['naïve ☕ 😀', 'a\ud800b', '\udc00', 'x\udbff', '\ud800\ud800\udc00', '\ufeffbom', '',
+    'ab'.repeat(5000) + '\ud800', String.fromCharCode(...Array.from({ length: 2048 }, (_, i) => i * 31 + 1))];
+  for (const s of samples) {
+    const n = core.putString(s); // first: writing may move the exchange buffer
+    assert.ok(core.string(core.reserve(1), n) === s, JSON.stringify(s.slice(0, 20)));
+  }
+  // Bytes that are not WTF-8 at all (a stray continuation byte, a truncated sequence) become U+FFFD.
+  const b = new Uint8Array([0x61, 0x80, 0x62, 0xe2, 0x82]);
+  assert.equal(decode(b, 0, b.length), 'a\ufffdb\ufffd\ufffd');
+  const room = new Uint8Array(9);
+  assert.equal(encodeInto('a\ud800b', room, 2), 5);
+  assert.equal(decode(room, 2, 7), 'a\ud800b');
+});
+
+test('a blob comes out as {ptr, len} and is released once read', () => {
+  const core = createCore();
+  const h = core.x.ps_trace_new(4);
+  core.x.ps_trace_frame(h, core.putString('f\ud800'), -1, 0, 0);
+  assert.deepEqual(core.takeStrings(core.x.ps_trace_strings(h, 1)), ['f\ud800']);
+  assert.equal(core.x.ps_blob_ptr(), 0, 'released');
+  assert.equal(core.x.ps_blob_len(), 0);
+  core.x.ps_trace_free(h);
+  assert.equal(core.x.ps_memory_build(core.putString('{"realms":[]}'), 1), 0);
+  assert.ok(core.x.ps_blob_len() > 0);
+  assert.equal(core.takeJSON().bytes, 0);
+  assert.equal(core.x.ps_blob_ptr(), 0, 'an owned blob is freed');
+});
+
+test('a negative status becomes the exception of the one table', () => {
+  const core = createCore();
+  assert.equal(core.check(3, 'ctx'), 3);
+  assert.throws(() => core.check(-9, "Failed to execute 'x' on 'Y'"), { name: 'TypeError', message: /^Failed to execute 'x' on 'Y': / });
+  assert.throws(() => core.check(-1, 'ctx'), { name: 'RangeError' });
+  assert.throws(() => core.check(-19, 'ctx'), { name: 'TypeError', message: 'ctx: malformed input' });
 });
 
 test('views are re-derived after the memory grows', () => {
@@ -27,7 +66,7 @@ test('views are re-derived after the memory grows', () => {
   const whole = core.u32();
   const before = core.memory.buffer.byteLength;
   // Ask for 64 MiB of exchange buffer: the memory must grow, detaching old views.
-  assert.notEqual(core.x.ps_exchange_reserve(64 * 1024 * 1024), 0);
+  assert.notEqual(core.reserve(64 * 1024 * 1024), 0);
   assert.ok(core.memory.buffer.byteLength > before, 'memory grew');
   assert.equal(out.length, 0, 'the old view is detached');
   assert.equal(whole.length, 0, 'the old whole-memory view too');
@@ -38,7 +77,17 @@ test('views are re-derived after the memory grows', () => {
   assert.equal(core.x.ps_usertiming_measure(0, 0, 2, a, 0, 0, 0, 0, 12), 0);
   assert.deepEqual([core.out()[0], core.out()[1]], [5, 7], 'a fresh view reads the new results');
   assert.equal(core.x.ps_timeline_query(0, a), 1);
-  assert.equal(core.results(1).length, 1);
+  assert.ok(core.u32()[core.results()] >= 0);
+});
+
+test('a lazy core instantiates on first use and then has the core\'s own members', () => {
+  let made = 0;
+  const lazy = lazyCore(() => { made++; return createCore(); });
+  assert.equal(made, 0);
+  assert.equal(typeof lazy.putString, 'function');
+  assert.equal(made, 1);
+  assert.ok(Object.hasOwn(lazy, 'x') && Object.hasOwn(lazy, 'check'));
+  assert.ok(lazy.putString('abc') === 3 && made === 1);
 });
 
 test('the suites run on the core build that PERFSHIM_WASM names', () => {
