@@ -35,7 +35,7 @@ typedef struct {
 
 typedef struct {
     int32_t trace;            /* 0 = free slot */
-    double interval, next;
+    double interval, next, last;  /* ticks at next, next + interval, ... up to last */
     int32_t *map;             /* frame id -> trace frame id or -1 */
     uint32_t map_len;
     uint32_t version;         /* stack version of `stack_id` */
@@ -146,6 +146,10 @@ static int32_t current_stack(session *s)
 /* §take a sample for every tick of `s` before `t` (or up to it when `inclusive`). */
 static int32_t ticks(session *s, double t, int inclusive)
 {
+    if (t > s->last) {
+        t = s->last;
+        inclusive = 1;
+    }
     while (!s->full && (s->next < t || (inclusive && s->next == t))) {
         int32_t st = current_stack(s);
         if (st < -1) return st;
@@ -178,7 +182,7 @@ PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double sta
     memcpy(stack, b, 4 * (size_t)n);
     depth = d;
     version++;
-    sessions[h] = (session){ trace, interval_ms, start_ms + interval_ms, 0, 0, 0, -1, 0 };
+    sessions[h] = (session){ trace, interval_ms, start_ms + interval_ms, INFINITY, 0, 0, 0, -1, 0 };
     return (int32_t)h + 1;
 }
 
@@ -239,6 +243,14 @@ PS_API int32_t ps_instrument_sample(int32_t h, double time, uint32_t d)
     if (r == PS_E_LIMIT) s->full = 1;
     else if (r < 0) return r;
     return s->full;
+}
+
+PS_API int32_t ps_instrument_until(int32_t h, double until_ms)
+{
+    session *s = get(h);
+    if (!s || isnan(until_ms)) return PS_E_ARG;
+    s->last = until_ms;
+    return PS_OK;
 }
 
 PS_API int32_t ps_instrument_stop(int32_t h)

@@ -46,6 +46,9 @@ PS_API int32_t ps_instrument_advance(int32_t session, double until_ms);
  * exchange buffer, taken at `time`. Returns 1 if the trace's buffer is full, 0 if not, or a
  * negative status. */
 PS_API int32_t ps_instrument_sample(int32_t session, double time, uint32_t depth);
+/* The session takes no tick after `until_ms` (a sampler that hands over to another). Returns
+ * PS_OK or PS_E_ARG. */
+PS_API int32_t ps_instrument_until(int32_t session, double until_ms);
 /* End a session (its trace stays). Returns PS_OK or PS_E_ARG. */
 PS_API int32_t ps_instrument_stop(int32_t session);
 

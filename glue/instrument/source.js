@@ -80,6 +80,7 @@ function stateOf(core) {
       return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
     },
     close(session) { x.ps_instrument_stop(session); },
+    until(session, t) { check(x.ps_instrument_until(session, t)); },
     advance(session, until) { return check(x.ps_instrument_advance(session, until)) === 1; },
     /** Snapshots from the sampler worker: [time, depth, ...frame ids] repeated. Returns true
      *  when the trace is full. */
@@ -225,12 +226,15 @@ class SharedSampler {
     this.intervalMs = intervalMs;
     this.onFull = onFull;
     this.ctl = new Int32Array(new SharedArrayBuffer(8));
-    this.worker = pool.pop() || spawnWorker(WORKER_SOURCE);
+    const pooled = pool.pop();
+    this.worker = pooled || spawnWorker(WORKER_SOURCE);
     this.worker.owner = this;
-    // Until the worker has started (tens of milliseconds for a new one, more on a loaded
-    // machine), the log sampler covers the session; the worker's samples start after that.
-    this.early = new LogSampler(core, h, intervalMs, () => { this.close(); onFull(); });
+    // Until a new worker has started (tens of milliseconds, more on a loaded machine), the log
+    // sampler covers the session; the worker's samples start after that. A pooled worker gets
+    // the session on its own event loop at once, busy page or not.
+    this.early = pooled ? null : new LogSampler(core, h, intervalMs, () => { this.close(); onFull(); });
     this.session = this.st.open(h, intervalMs);
+    this.st.until(this.session, -Infinity); // its samples come from the worker, never from the log
     this.until = Infinity;
     this.done = new Promise((resolve) => { this.resolveDone = resolve; });
     this.worker.post({ stack: P.S.buffer, ctl: this.ctl.buffer, interval: intervalMs, origin: timeOrigin });
@@ -255,6 +259,7 @@ class SharedSampler {
     const early = this.early;
     this.early = null;
     if (!early || early.session === 0) return;
+    early.st.until(early.session, t);
     early.st.flush();
     early.st.advance(early.session, t);
     early.close();

@@ -83,6 +83,16 @@ TEST(the_buffer_limit_holds_and_sessions_are_independent)
     CHECK_EQ_INT(samples(a), 3);
     CHECK_EQ_INT(ps_instrument_advance(sb, 100), 0);
     CHECK_EQ_INT(samples(b), 20);
+    /* A bound: no tick after it, whatever the log or an advance says. */
+    int32_t c = ps_trace_new(100);
+    int32_t sc = ps_instrument_start(c, 10, 0, 0);
+    CHECK_EQ_INT(ps_instrument_until(sc, 25), PS_OK);
+    ps_instrument_log(1)[0] = (ps_instrument_record){ 70, 0, 0 };
+    CHECK_EQ_INT(ps_instrument_consume(1), PS_OK);
+    CHECK_EQ_INT(ps_instrument_advance(sc, 100), 0);
+    CHECK_EQ_INT(samples(c), 2);
+    ps_instrument_stop(sc);
+    ps_trace_free(c);
     /* A shared-stack snapshot goes into the same trie. */
     uint32_t two[2] = { 0, 1 };
     memcpy(ps_exchange_reserve(8), two, 8);
