@@ -10,6 +10,7 @@ import { createProfilerClass } from '../../glue/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
+import { createExporters } from '../../glue/export.js';
 
 const URL_ = 'https://example.test/work.js';
 const work = await import(`data:text/javascript,${encodeURIComponent(instrument(
@@ -105,6 +106,22 @@ for (const mode of ['log', 'shared']) {
     assertTraceInvariants(tb);
   });
 }
+
+test('an instrumentation trace goes through every exporter unchanged', async () => {
+  const core = loadCore();
+  const { toCpuProfile, toSpeedscope, toTraceEvents, toFirefoxProfile } = createExporters(core);
+  const Profiler = createProfilerClass(core, { source: createInstrumentSource({ mode: 'log' }) });
+  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
+  work.alternate(3, 5);
+  const t = await p.stop();
+  const cp = toCpuProfile(t);
+  const spin = cp.nodes.find((n) => n.callFrame.functionName === 'spin');
+  assert.deepEqual([spin.callFrame.url, spin.callFrame.lineNumber, spin.callFrame.columnNumber], [URL_, 2, 7]);
+  assert.equal(cp.samples.length, t.samples.length);
+  assert.ok(toSpeedscope(t).shared.frames.some((f) => f.name === 'heavy' && f.file === URL_ && f.line === 10));
+  assert.ok(toTraceEvents(t).traceEvents.length > 0);
+  assert.ok(toFirefoxProfile(t).threads.length === 1);
+});
 
 test('without instrumented code the source declines and the constructor says what would enable it', () => {
   const source = createInstrumentSource({ mode: 'log' });
