@@ -18,8 +18,10 @@
 // evaluated, `t` becomes -1, and the resume re-enters at whatever depth the resumer has:
 //   __ps.q(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
 // `x(-1)` does nothing, so a function that ends while suspended pops nothing twice.
-// While a profiler runs, `L(a, b)` is set and logs every change: (id, depth) for an enter,
-// (-1, depth) for an exit; `onframes(first)` learns of frames registered after it started.
+// While a profiler logs, `on[0]` is 1 and `L(a, b)` logs every change: (id, depth) for an
+// enter, (-1, depth) for an exit. Switching is a typed-array store, never a change to `P`
+// itself, so the probes' inline caches stay monomorphic across profiler sessions.
+// `onframes(first)` learns of frames registered later.
 export function createProbes() {
   // Shared memory from the start where it exists, so that the probes only ever see one kind of
   // array (a later swap would make them polymorphic, slower for the rest of the page's life).
@@ -27,7 +29,8 @@ export function createProbes() {
   const P = {
     S: new Int32Array(new SAB(4096)),
     frames: [],
-    L: null,
+    L: function L() {},
+    on: new Int32Array(1),
     onframes: null,
     reg(urls, list) {
       const base = P.frames.length;
@@ -39,13 +42,13 @@ export function createProbes() {
       const S = P.S, d = S[0];
       if (d + 1 < S.length) S[d + 1] = id;
       S[0] = d + 1;
-      if (P.L !== null) P.L(id, d);
+      if (P.on[0] !== 0) P.L(id, d);
       return d;
     },
     x(t) {
       if (t >= 0) {
         P.S[0] = t;
-        if (P.L !== null) P.L(-1, t);
+        if (P.on[0] !== 0) P.L(-1, t);
       }
       return -1;
     },

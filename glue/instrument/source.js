@@ -53,6 +53,15 @@ function stateOf(core) {
     base4 = ptr >>> 2;
   };
 
+  // The probes' logger: one record per enter/exit, the log handed over when full.
+  const writer = (a, b) => {
+    if (n === LOG_RECORDS || I32.length === 0) st.flush();
+    const k = n++;
+    F64[base8 + k * 2] = nativeNow();
+    I32[base4 + k * 4 + 2] = a;
+    I32[base4 + k * 4 + 3] = b;
+  };
+
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
@@ -100,13 +109,8 @@ function stateOf(core) {
       if (logSessions.size === 0) {
         views();
         n = 0;
-        P.L = (a, b) => {
-          if (n === LOG_RECORDS || I32.length === 0) st.flush();
-          const k = n++;
-          F64[base8 + k * 2] = nativeNow();
-          I32[base4 + k * 4 + 2] = a;
-          I32[base4 + k * 4 + 3] = b;
-        };
+        if (P.L !== writer) P.L = writer; // once per realm (unless several cores take turns)
+        P.on[0] = 1;
         const tick = () => {
           st.flush();
           const now = nativeNow();
@@ -124,7 +128,7 @@ function stateOf(core) {
     removeLog(sampler) {
       if (!logSessions.delete(sampler) || logSessions.size) return;
       st.flush();
-      P.L = null;
+      P.on[0] = 0;
       clearTimeout(pump);
       pump = null;
     },
