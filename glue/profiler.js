@@ -16,8 +16,13 @@ import { instrumentSource } from './instrument/source.js';
 
 /** The sample sources of this runtime, best first: the native Profiler where it is allowed, V8's
  *  sampler in Node, then the instrumentation source when this context's code was instrumented. */
-export function defaultSource() {
+export function defaultSources() {
   return [nodeSource, chromiumSource, instrumentSource].filter(Boolean);
+}
+
+/** The best sample source of this runtime (the first of defaultSources()). */
+export function defaultSource() {
+  return defaultSources()[0] || null;
 }
 
 const INSTRUMENT_HELP = 'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +
@@ -52,7 +57,7 @@ function toRestrictedDouble(v, ctx, member) {
  * The Profiler class bound to a core (default: the realm's shared one) and a sample source
  * (default: this runtime's). Tests hand in another source to exercise the other paths.
  */
-export function createProfilerClass(core = loadCore(), { source = defaultSource() } = {}) {
+export function createProfilerClass(core = loadCore(), { source = defaultSources() } = {}) {
   const codec = createTraceCodec(core);
   const addListener = EventTarget.prototype.addEventListener;
   const removeListener = EventTarget.prototype.removeEventListener;

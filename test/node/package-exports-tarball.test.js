@@ -1,5 +1,6 @@
 // Every target of package.json's exports map exists in the packed tarball and loads: `npm pack`,
-// install the tarball into an empty project (offline), then import every export (ESM) and
+// install the tarball (and its runtime dependencies, packed from node_modules) into an empty
+// project (offline), then import every export (ESM) and
 // require every CommonJS-loadable one. Reads the exports map, so new exports are covered too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,10 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// Offline, from the machine's npm cache: `npm ci` put the package's runtime dependencies (the
-// instrumentation tooling's) there.
 const npm = (args, cwd) => execFileSync('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'],
-  { cwd, encoding: 'utf8' });
+  { cwd, encoding: 'utf8', env: { ...process.env, npm_config_cache: join(work, 'cache') } });
 let work, project, pkg;
 
 before(() => {
@@ -22,7 +21,20 @@ before(() => {
   project = join(work, 'project');
   execFileSync('mkdir', [project]);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty', version: '1.0.0', private: true }));
-  npm(['install', '--no-package-lock', join(work, tarball)], project);
+  // The package's runtime dependencies come from this checkout's node_modules, packed the same
+  // way, so the install stays offline and still resolves exactly what package.json declares.
+  // With their own dependencies, transitively (node_modules is flat for them).
+  const deps = new Set();
+  const visit = (d) => {
+    if (deps.has(d)) return;
+    deps.add(d);
+    const own = JSON.parse(readFileSync(join(root, 'node_modules', d, 'package.json'), 'utf8')).dependencies;
+    for (const k of Object.keys(own || {})) visit(k);
+  };
+  for (const d of Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies || {})) visit(d);
+  const depTarballs = [...deps].map((d) => join(work,
+    JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work, join(root, 'node_modules', d)], root))[0].filename));
+  npm(['install', '--no-package-lock', join(work, tarball), ...depTarballs], project);
   pkg = JSON.parse(readFileSync(join(project, 'node_modules/perfshim/package.json'), 'utf8'));
 });
 after(() => { if (work) rmSync(work, { recursive: true, force: true }); });
