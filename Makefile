@@ -121,6 +121,7 @@ bench: deps wasm dist
 	$(NODE) bench/profiler.mjs
 	$(NODE) bench/export.mjs
 	$(NODE) bench/node-integrations.mjs
+	$(NODE) bench/instrument.mjs
 
 # The demo needs only Node: wasm/ and dist/ are committed.
 demo:

@@ -166,11 +166,15 @@ document.getElementById('btn-clear').onclick = () => {
 };
 
 // Which sample source the Profiler has here: a throwaway session tells (NotAllowedError without
-// the js-profiling document policy).
-function profilerSource() {
+// the js-profiling document policy, in browsers without a native Profiler, and in workers).
+function profilerSource(instrumented) {
   try {
     const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1 });
     p.stop().catch(() => {});
+    if (instrumented) {
+      const how = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'shared-stack sampler' : 'log sampler';
+      return { kind: 'polyfill', badge: `perfshim instrumentation source (${how}): no native Profiler here` };
+    }
     return DEMO_NATIVE.Profiler
       ? { kind: 'native', badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}` }
       : { kind: 'polyfill', badge: 'perfshim Profiler' };
@@ -181,8 +185,19 @@ function profilerSource() {
   }
 }
 
+// Without a native Profiler, the workloads come instrumented (demo/headers.mjs runs perfshim's
+// transform on them when serving), and the Profiler samples them through instrumentation.
+let source = profilerSource(false);
+let workloads;
+if (source.kind === 'unavailable') {
+  try {
+    workloads = await import('./workloads.instrumented.js');
+    source = profilerSource(true);
+  } catch { /* served without the instrumented copy: keep the NotAllowedError */ }
+}
+
 const exportsPanel = setupExportPanel({ perfshim, perf });
-setupProfilerPanel({ Profiler, source: profilerSource(), fromCpuProfile: perfshim.fromCpuProfile,
+setupProfilerPanel({ Profiler, source, workloads, fromCpuProfile: perfshim.fromCpuProfile,
   onTrace: (trace, info) => exportsPanel.setTrace(trace, info) });
 setupMemoryPanel({ perf, nativeMemory: DEMO_NATIVE.measureMemory });
 

@@ -3,6 +3,7 @@
 // document policy, COOP/COEP for cross-origin isolation); /demo/plain/ is the same page without
 // them, so the fallbacks can be seen.
 import { readFileSync } from 'node:fs';
+import { instrument } from '../glue/instrument/transform.js';
 
 export const UNLOCKED = Object.freeze({
   'Document-Policy': 'js-profiling',
@@ -16,11 +17,16 @@ export function demoHeaders(path) {
 }
 
 /** Generated routes: / redirects to /demo/; /demo/plain/ serves index.html with a <base> so
- *  its relative URLs resolve under /demo/. */
+ *  its relative URLs resolve under /demo/; /demo/workloads.instrumented.js is workloads.js
+ *  through perfshim's instrumentation transform. */
 export function demoRoutes() {
   const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8')
     .replace('<head>', '<head>\n<base href="/demo/">');
+  // The workloads instrumented by perfshim's transform, for browsers without a native Profiler.
+  const work = instrument(readFileSync(new URL('./workloads.js', import.meta.url), 'utf8'),
+    { file: 'workloads.js', url: '/demo/workloads.js' }).code;
   return {
+    '/demo/workloads.instrumented.js': { body: work, type: 'text/javascript; charset=utf-8' },
     '/': { body: '<!doctype html><meta http-equiv="refresh" content="0; url=/demo/">' },
     '/demo/plain/': { body: page, headers: {} },
     '/demo/plain/index.html': { body: page, headers: {} },

@@ -1,6 +1,6 @@
 // The profiler panel: run a workload under perfshim's Profiler, draw the trace as a flame graph
 // (identical stack paths merged, width = sample count) and a top-functions table.
-import { WORKLOADS, runWorkload } from './workloads.js';
+import * as plainWorkloads from './workloads.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -137,7 +137,9 @@ export function drawFlame(canvas, root, trace) {
   return boxes;
 }
 
-export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile }) {
+export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, workloads = plainWorkloads }) {
+  // The instrumented copy of the workloads where the Profiler samples through instrumentation.
+  const { WORKLOADS, runWorkload } = workloads;
   const sel = $('prof-workload');
   for (const [key, w] of Object.entries(WORKLOADS)) sel.append(new Option(w.label, key));
   $('profiler-source').textContent = source.badge;

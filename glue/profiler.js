@@ -2,8 +2,9 @@
 // state and its events; the trace lives in the core (src/trace.c) from the first sample to the
 // moment stop() hands it over as a plain ProfilerTrace. Samples come from the best source the
 // host has (profiler-node.js: V8 through node:inspector; profiler-chromium.js: the native
-// Profiler under the js-profiling document policy); elsewhere the constructor throws
-// NotAllowedError, as the spec's policy check does, and says what would make it work.
+// Profiler under the js-profiling document policy; instrument/source.js: code instrumented by
+// perfshim's transform); elsewhere the constructor throws NotAllowedError, as the spec's policy
+// check does, and says what would make it work.
 import { loadCore } from './loader.js';
 import { domException, failed, failedConstruct } from './errors.js';
 import { dictionarySource } from './webidl.js';
@@ -11,18 +12,27 @@ import { nativeNow } from './host.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
 import { chromiumSource, PERFSHIM_PROFILER } from './profiler-chromium.js';
+import { instrumentSource } from './instrument/source.js';
 
-/** The sample source of this runtime, or null. */
-export function defaultSource() {
-  return nodeSource || chromiumSource || null;
+/** The sample sources of this runtime, best first: the native Profiler where it is allowed, V8's
+ *  sampler in Node, then the instrumentation source when this context's code was instrumented. */
+export function defaultSources() {
+  return [nodeSource, chromiumSource, instrumentSource].filter(Boolean);
 }
 
+/** The best sample source of this runtime (the first of defaultSources()). */
+export function defaultSource() {
+  return defaultSources()[0] || null;
+}
+
+const INSTRUMENT_HELP = 'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +
+  "the bundler plugin from 'perfshim/instrument') so that the instrumentation source can sample them.";
 const NOT_ALLOWED_HELP = {
   'chromium-native': 'JS self-profiling is disabled by Document Policy. Serve the document with ' +
-    "the response header 'Document-Policy: js-profiling' to allow it.",
+    `the response header 'Document-Policy: js-profiling' to allow it, ${INSTRUMENT_HELP}`,
   none: 'JS self-profiling is not available in this context: perfshim samples through ' +
     "node:inspector in Node and through the native Profiler in Chromium (serve the document with " +
-    "'Document-Policy: js-profiling'); other browsers and browser workers are not supported yet.",
+    `'Document-Policy: js-profiling'), ${INSTRUMENT_HELP}`,
 };
 
 const illegal = () => new TypeError('Illegal invocation');
@@ -47,7 +57,7 @@ function toRestrictedDouble(v, ctx, member) {
  * The Profiler class bound to a core (default: the realm's shared one) and a sample source
  * (default: this runtime's). Tests hand in another source to exercise the other paths.
  */
-export function createProfilerClass(core = loadCore(), { source = defaultSource() } = {}) {
+export function createProfilerClass(core = loadCore(), { source = defaultSources() } = {}) {
   const codec = createTraceCodec(core);
   const addListener = EventTarget.prototype.addEventListener;
   const removeListener = EventTarget.prototype.removeEventListener;
@@ -81,23 +91,29 @@ export function createProfilerClass(core = loadCore(), { source = defaultSource(
       const sampleInterval = toRestrictedDouble(rawInterval, ctx, 'sampleInterval');
       // Step 1.
       if (sampleInterval < 0) throw new RangeError(`${ctx}: Invalid sample interval: sampleInterval must be non-negative.`);
-      // Step 2: the policy check; here, whether a source can profile this context at all.
-      if (!source) throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);
+      // Step 2: the policy check; here, whether a source can profile this context at all. The
+      // sources are tried best first; one that is not allowed here hands over to the next.
+      const sources = (Array.isArray(source) ? source : [source]).filter((s) => s && (!s.available || s.available()));
+      if (!sources.length) throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);
       super();
       // Step 3: a new profiling session in the started state, with an empty trace.
       const h = codec.create(maxBufferSize);
-      const interval = source.supportedIntervalMs ? source.supportedIntervalMs(sampleInterval) : sampleInterval;
       // The sampler's timers hold the profiler only weakly: a profiler dropped while running is
       // collected, and the registry then stops its sampler and frees its trace.
       const ref = new WeakRef(this);
-      try {
-        this.#sampler = source.start(codec, h, interval, maxBufferSize, () => { const p = ref.deref(); if (p) p.#bufferFull(); });
-      } catch (e) {
-        codec.free(h);
-        if (e && e.name === 'NotAllowedError') {
-          throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP[source.name] || e.message || NOT_ALLOWED_HELP.none}`);
+      for (let i = 0; !this.#sampler; i++) {
+        const s = sources[i];
+        const interval = s.supportedIntervalMs ? s.supportedIntervalMs(sampleInterval) : sampleInterval;
+        try {
+          this.#sampler = s.start(codec, h, interval, maxBufferSize, () => { const p = ref.deref(); if (p) p.#bufferFull(); }, core);
+        } catch (e) {
+          if (e && e.name === 'NotAllowedError' && i + 1 < sources.length) continue;
+          codec.free(h);
+          if (e && e.name === 'NotAllowedError') {
+            throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP[s.name] || e.message || NOT_ALLOWED_HELP.none}`);
+          }
+          throw e;
         }
-        throw e;
       }
       this.#trace = h;
       this.#sampleInterval = this.#sampler.intervalMs;

@@ -296,6 +296,32 @@ PS_API int32_t ps_trace_frame(int32_t h, uint32_t name_len, int32_t res, uint32_
     return frame_from_bytes(t, ps__exchange_bytes(), name_len, res, line, col);
 }
 
+int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, const uint8_t *url,
+                           uint32_t url_len, uint32_t line, uint32_t col)
+{
+    trace *t = get(h);
+    if (!t) return PS_E_ARG;
+    int32_t res = -1;
+    if (url) {
+        res = ps__pool_intern(&t->resources, url, url_len);
+        if (res < 0) return res;
+    }
+    return frame_from_bytes(t, name, name_len, res, line, col);
+}
+
+int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth)
+{
+    trace *t = get(h);
+    if (!t) return PS_E_ARG;
+    int32_t stack = -1;
+    for (uint32_t k = 0; k < depth; k++) {
+        if (frames[k] >= t->nframes) return PS_E_ARG;
+        stack = stack_id(t, stack, frames[k]);
+        if (stack < 0) return stack;
+    }
+    return stack;
+}
+
 PS_API int32_t ps_trace_stack(int32_t h, int32_t parent, uint32_t frame)
 {
     trace *t = get(h);

@@ -1,6 +1,6 @@
 // The demo page at /demo/plain/: the same page served without the js-profiling document policy
-// and without COOP/COEP, in both modes. The profiler panel shows the NotAllowedError with what
-// would allow it; the memory panel shows the performance.memory fallback (or, were it missing,
+// and without COOP/COEP, in both modes. The profiler panel shows the flame graph of the
+// instrumented workloads (the instrumentation source's log sampler); the memory panel shows the performance.memory fallback (or, were it missing,
 // the rejection). Chromium runs here without ForceEagerMeasureMemory, so /demo/'s native
 // measurement is pending for seconds: the panel says it is measuring. Screenshots go to
 // test-results/demo/.
@@ -27,7 +27,7 @@ after(async () => {
 });
 
 for (const mode of ['installed', 'ponyfill']) {
-  test(`/demo/plain/ (${mode}): the profiler's NotAllowedError and the memory fallback`, async () => {
+  test(`/demo/plain/ (${mode}): the instrumentation fallback's flame graph and the memory fallback`, async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -37,13 +37,16 @@ for (const mode of ['installed', 'ponyfill']) {
       assert.match(await page.locator('#mode').innerText(), /cross-origin isolated no/);
       assert.match(await page.locator('#timeline-source').innerText(), mode === 'ponyfill' ? /ponyfill/ : /installed over the browser's/);
 
-      // Profiler: the badge and the status say NotAllowedError and what would allow it; pressing
-      // profile says it again.
-      assert.match(await page.locator('#profiler-source').innerText(), /new Profiler\(\) throws NotAllowedError/);
-      assert.match(await page.locator('#prof-status').innerText(), /NotAllowedError.*Document-Policy: js-profiling/s);
+      // Profiler: no native one here, so the instrumented workloads are sampled through the
+      // instrumentation source (log sampler: not isolated) and the flame graph shows them.
+      assert.match(await page.locator('#profiler-source').innerText(), /instrumentation source \(log sampler\)/);
+      await page.selectOption('#prof-workload', 'recursive');
+      await page.selectOption('#prof-duration', '500');
       await page.click('#btn-profile');
-      assert.match(await page.locator('#prof-status').innerText(), /new Profiler\(\) threw NotAllowedError/);
-      assert.match(await page.locator('#flame-empty').innerText(), /not allowed in this document/);
+      await page.waitForFunction(() => /\bok\b/.test(document.getElementById('prof-status').className), null, { timeout: 20000 });
+      const flame = JSON.parse(await page.locator('#flame').getAttribute('data-functions') || '[]');
+      assert.ok(flame.includes('fibonacciRecursive'), flame.join());
+      assert.match(await page.locator('#top tbody').innerText(), /fibonacciRecursive\s+workloads\.js:7\b/);
 
       // Memory: not isolated, so the labelled performance.memory fallback (this page only).
       assert.match(await page.locator('#memory-source').innerText(), /fallback: performance\.memory/);

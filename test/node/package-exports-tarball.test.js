@@ -23,8 +23,16 @@ before(() => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty', version: '1.0.0', private: true }));
   // The package's runtime dependencies come from this checkout's node_modules, packed the same
   // way, so the install stays offline and still resolves exactly what package.json declares.
-  const deps = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies || {});
-  const depTarballs = deps.map((d) => join(work,
+  // With their own dependencies, transitively (node_modules is flat for them).
+  const deps = new Set();
+  const visit = (d) => {
+    if (deps.has(d)) return;
+    deps.add(d);
+    const own = JSON.parse(readFileSync(join(root, 'node_modules', d, 'package.json'), 'utf8')).dependencies;
+    for (const k of Object.keys(own || {})) visit(k);
+  };
+  for (const d of Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies || {})) visit(d);
+  const depTarballs = [...deps].map((d) => join(work,
     JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work, join(root, 'node_modules', d)], root))[0].filename));
   npm(['install', '--no-package-lock', join(work, tarball), ...depTarballs], project);
   pkg = JSON.parse(readFileSync(join(project, 'node_modules/perfshim/package.json'), 'utf8'));

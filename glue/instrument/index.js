@@ -1,0 +1,3 @@
+// perfshim/instrument: the transform and the bundler plugins (Node only: build-time tools).
+export { instrument } from './transform.js';
+export { instrumentPlugin, esbuildPlugin, vitePlugin, rollupPlugin, webpackPlugin } from './plugin.js';

@@ -1,0 +1,67 @@
+// The probes an instrumented script calls (glue/instrument/transform.js puts them in). One probe
+// object per realm, under globalThis[Symbol.for('perfshim.probes')], shared by every
+// instrumented script and by the Profiler's instrumentation source (glue/instrument/source.js).
+// An instrumented script must run without perfshim loaded, so the transform inlines
+// `createProbes`'s own text (Function.prototype.toString) as the fallback: this function is the
+// only definition of the probes and must stay self-contained (no imports, no outer names).
+//
+// Data: a shadow stack `S` (Int32Array): S[0] is the depth, S[1 + i] the frame id at depth i
+// (frames deeper than the array are counted but not stored). `frames` is the frame table:
+// [name, url, line, column] per frame id, registered once per script by `reg(urls, list)`
+// (list: name, index into urls, line, column per frame).
+//
+// Protocol (what the transform emits per function):
+//   let t = __ps.e(id); try { body } finally { __ps.x(t); }
+// `e` pushes and returns the depth before the push; `x(t)` restores that depth (so an exception,
+// an early return or a frame an uninstrumented callback left behind cannot unbalance the stack)
+// and returns -1. At a suspension point (await, yield) the frame is popped after the operand is
+// evaluated, `t` becomes -1, and the resume re-enters at whatever depth the resumer has:
+//   __ps.q(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
+// `x(-1)` does nothing, so a function that ends while suspended pops nothing twice.
+// While a profiler logs, `on[0]` is 1 and `L(a, b)` logs every change: (id, depth) for an
+// enter, (-1, depth) for an exit. Switching is a typed-array store, never a change to `P`
+// itself, so the probes' inline caches stay monomorphic across profiler sessions.
+// `onframes(first)` learns of frames registered later.
+export function createProbes() {
+  // Shared memory from the start where it exists, so that the probes only ever see one kind of
+  // array (a later swap would make them polymorphic, slower for the rest of the page's life).
+  const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+  const P = {
+    S: new Int32Array(new SAB(4096)),
+    frames: [],
+    L: function L() {},
+    on: new Int32Array(1),
+    onframes: null,
+    reg(urls, list) {
+      const base = P.frames.length;
+      for (let i = 0; i + 3 < list.length; i += 4) P.frames.push([list[i], urls[list[i + 1]], list[i + 2], list[i + 3]]);
+      if (P.onframes) P.onframes(base);
+      return base;
+    },
+    e(id) {
+      const S = P.S, d = S[0];
+      if (d + 1 < S.length) S[d + 1] = id;
+      S[0] = d + 1;
+      if (P.on[0] !== 0) P.L(id, d);
+      return d;
+    },
+    x(t) {
+      if (t >= 0) {
+        P.S[0] = t;
+        if (P.on[0] !== 0) P.L(-1, t);
+      }
+      return -1;
+    },
+    p(v) { return v; },
+    q(v) { return v; },
+  };
+  return P;
+}
+
+export const PROBES_KEY = 'perfshim.probes';
+
+/** The probe object of this realm (created if no instrumented script ran yet). */
+export function getProbes() {
+  const key = Symbol.for(PROBES_KEY);
+  return globalThis[key] || (globalThis[key] = createProbes());
+}

@@ -1,0 +1,321 @@
+// The instrumentation sample source: samples of code instrumented by glue/instrument/transform.js,
+// for hosts whose engine gives us no sampler (Firefox, WebKit, Chromium without the js-profiling
+// policy, their workers). This module is the only one that calls the core's ps_instrument_*
+// exports (src/instrument.h). Two samplers, chosen when a profiler starts:
+//   - shared: where SharedArrayBuffer and workers exist (cross-origin isolated pages), the
+//     probes' shadow stack moves into shared memory and a sampler worker snapshots it every
+//     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
+//     come back in batches and go into the trace through ps_instrument_sample.
+//   - log: elsewhere, the probes log (frame, depth, time) for every enter and exit into a log in
+//     the core's memory; the core turns the log into the stack active at each tick
+//     (ps_instrument_consume / ps_instrument_advance). The log is handed over when it is full,
+//     every PUMP_MS, and at stop().
+// Both register the probes' frame table in the core once per frame and give the same trace.
+import { nativeNow, timeOrigin } from '../host.js';
+import { domException } from '../errors.js';
+import { getProbes } from './probes.js';
+import { PS_E_NOMEM } from '../abi.js';
+
+const CONTEXT = 'perfshim profiler (instrumentation)';
+const LOG_RECORDS = 1 << 15;  // 512 KB of log: handed over when full
+const PUMP_MS = 100;          // log hand-over and idle ticks while nothing else triggers them
+const POST_MS = 50;           // the sampler worker's batch period
+
+/** The interval both samplers use for a requested one (ms): the next whole millisecond, at
+ *  least 1 ms (timers and the clocks of browsers without isolation are no finer). */
+export function supportedIntervalMs(ms) {
+  return Math.min(0x7fffffff, Math.max(1, Math.ceil(ms - 1e-9)));
+}
+
+const states = new WeakMap();  // core -> its adapter state
+
+/** The adapter for one core (its io layer, glue/io.js): frame registration, the log and the
+ *  sessions. */
+function stateOf(core) {
+  let st = states.get(core);
+  if (st) return st;
+  const x = core.x;
+  const check = (r) => core.check(r, CONTEXT);
+  const P = getProbes();
+  let registered = 0;
+  // The log as whole-memory views (re-derived when the memory grows: a detached view has length
+  // 0) and the record index of its start: record k is f64 at base8 + 2k, i32 at base4 + 4k + 2/3.
+  let F64 = new Float64Array(0), I32 = new Int32Array(0), base8 = 0, base4 = 0, n = 0;
+  const logSessions = new Set();
+  let pump = null;
+
+  const views = () => {
+    const ptr = x.ps_instrument_log(LOG_RECORDS);
+    if (!ptr) check(PS_E_NOMEM);
+    F64 = core.f64();
+    I32 = core.i32();
+    base8 = ptr >>> 3;
+    base4 = ptr >>> 2;
+  };
+
+  // The probes' logger: one record per enter/exit, the log handed over when full.
+  const writer = (a, b) => {
+    if (n === LOG_RECORDS || I32.length === 0) st.flush();
+    const k = n++;
+    F64[base8 + k * 2] = nativeNow();
+    I32[base4 + k * 4 + 2] = a;
+    I32[base4 + k * 4 + 3] = b;
+  };
+
+  st = {
+    /** Register the probes' frames the core does not know yet. */
+    frames() {
+      for (; registered < P.frames.length; registered++) {
+        const [name, url, line, column] = P.frames[registered];
+        const nameLen = core.putString(String(name));
+        const total = core.putString(String(name) + String(url));
+        check(x.ps_instrument_frame(registered, nameLen, total - nameLen, line >>> 0, column >>> 0));
+      }
+    },
+    /** Hand the log over to the core. */
+    flush() {
+      st.frames();
+      const count = n;
+      n = 0;
+      if (count) check(x.ps_instrument_consume(count));
+      if (I32.length === 0) views(); // memory grew: the views died
+    },
+    /** A session on trace h; the core's stack is set to the probes' current one. */
+    open(h, intervalMs) {
+      if (logSessions.size) st.flush(); else st.frames();
+      const S = P.S;
+      const depth = Math.min(S[0], S.length - 1);
+      core.putI32(S.subarray(1, 1 + depth));
+      return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
+    },
+    close(session) { x.ps_instrument_stop(session); },
+    until(session, t) { check(x.ps_instrument_until(session, t)); },
+    advance(session, until) { return check(x.ps_instrument_advance(session, until)) === 1; },
+    /** Snapshots from the sampler worker: [time, depth, ...frame ids] repeated. Returns true
+     *  when the trace is full. */
+    samples(session, batch, until) {
+      st.frames();
+      for (let i = 0; i < batch.length;) {
+        const t = batch[i], d = batch[i + 1];
+        const ids = batch.subarray(i + 2, i + 2 + d);
+        i += 2 + d;
+        if (t > until) continue;
+        core.putU32(ids);
+        if (check(x.ps_instrument_sample(session, t, d)) === 1) return true;
+      }
+      return false;
+    },
+    addLog(sampler) {
+      if (logSessions.size === 0) {
+        views();
+        n = 0;
+        if (P.L !== writer) P.L = writer; // once per realm (unless several cores take turns)
+        P.on[0] = 1;
+        const tick = () => {
+          st.flush();
+          const now = nativeNow();
+          for (const s of [...logSessions]) if (st.advance(s.session, now)) s.full();
+          if (logSessions.size) schedule();
+        };
+        const schedule = () => {
+          pump = setTimeout(tick, PUMP_MS);
+          if (pump && typeof pump.unref === 'function') pump.unref();
+        };
+        schedule();
+      }
+      logSessions.add(sampler);
+    },
+    removeLog(sampler) {
+      if (!logSessions.delete(sampler) || logSessions.size) return;
+      st.flush();
+      P.on[0] = 0;
+      clearTimeout(pump);
+      pump = null;
+    },
+  };
+  states.set(core, st);
+  return st;
+}
+
+class LogSampler {
+  constructor(core, h, intervalMs, onFull) {
+    this.st = stateOf(core);
+    this.intervalMs = intervalMs;
+    this.onFull = onFull;
+    this.session = this.st.open(h, intervalMs);
+    this.st.addLog(this);
+  }
+
+  full() {
+    this.close();
+    this.onFull();
+  }
+
+  async stop(until) {
+    if (this.session === 0) return;
+    this.st.flush();
+    this.st.advance(this.session, until);
+    this.close();
+  }
+
+  close() {
+    if (this.session === 0) return;
+    this.st.removeLog(this);
+    this.st.close(this.session);
+    this.session = 0;
+  }
+}
+
+// The sampler worker: for each session it is given, every interval a snapshot of the shared
+// stack (depth, frame ids) with the time on the page's clock; batches go back every POST_MS;
+// ctl[0] = 1 ends the session (the last batch comes with `done`). Between sessions it waits for
+// the next one in its event loop: workers are kept in a pool, so a profiler after the first
+// starts sampling at once.
+const WORKER_SOURCE = `
+const port = typeof self === 'object' ? null : require('node:worker_threads').parentPort;
+const post = (m) => (port ? port.postMessage(m) : postMessage(m));
+const onStart = (d) => {
+  const S = new Int32Array(d.stack), C = new Int32Array(d.ctl), iv = d.interval;
+  const off = performance.timeOrigin - d.origin;
+  let batch = [], last = performance.now(), next = last + iv;
+  post({ started: last + off });
+  for (;;) {
+    const wait = next - performance.now();
+    if (wait > 0) Atomics.wait(C, 0, 0, wait);
+    if (Atomics.load(C, 0) !== 0) break;
+    const t = performance.now();
+    const depth = Math.min(Atomics.load(S, 0), S.length - 1);
+    batch.push(t + off, depth);
+    for (let k = 1; k <= depth; k++) batch.push(S[k]);
+    next += iv;
+    if (next < t) next = t + iv;
+    if (t - last >= ${POST_MS}) { post({ batch: Float64Array.from(batch) }); batch = []; last = t; }
+  }
+  post({ done: true, batch: Float64Array.from(batch) });
+};
+if (port) port.on('message', onStart); else self.onmessage = (e) => onStart(e.data);
+`;
+
+/** A sampler worker: {on(message), post, ref, unref}; messages go to its current `owner`. */
+function spawnWorker(code) {
+  const proc = globalThis.process;
+  let w, api;
+  if (proc && proc.versions && proc.versions.node && typeof proc.getBuiltinModule === 'function') {
+    const { Worker } = proc.getBuiltinModule('node:worker_threads');
+    w = new Worker(code, { eval: true });
+    api = { post: (m) => w.postMessage(m), ref: () => w.ref(), unref: () => w.unref() };
+    w.on('message', (m) => api.owner && api.owner.message(m));
+  } else {
+    const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+    try { w = new Worker(url); } finally { URL.revokeObjectURL(url); }
+    api = { post: (m) => w.postMessage(m), ref() {}, unref() {} };
+    w.onmessage = (e) => api.owner && api.owner.message(e.data);
+  }
+  api.owner = null;
+  api.unref();
+  return api;
+}
+
+const pool = [];  // idle sampler workers
+
+class SharedSampler {
+  constructor(core, h, intervalMs, onFull) {
+    const P = getProbes();
+    if (!(P.S.buffer instanceof SharedArrayBuffer)) {
+      const S = new Int32Array(new SharedArrayBuffer(P.S.byteLength));
+      S.set(P.S);
+      P.S = S;
+    }
+    this.st = stateOf(core);
+    this.intervalMs = intervalMs;
+    this.onFull = onFull;
+    this.ctl = new Int32Array(new SharedArrayBuffer(8));
+    const pooled = pool.pop();
+    this.worker = pooled || spawnWorker(WORKER_SOURCE);
+    this.worker.owner = this;
+    // Until a new worker has started (tens of milliseconds, more on a loaded machine), the log
+    // sampler covers the session; the worker's samples start after that. A pooled worker gets
+    // the session on its own event loop at once, busy page or not.
+    this.early = pooled ? null : new LogSampler(core, h, intervalMs, () => { this.close(); onFull(); });
+    this.session = this.st.open(h, intervalMs);
+    this.st.until(this.session, -Infinity); // its samples come from the worker, never from the log
+    this.until = Infinity;
+    this.done = new Promise((resolve) => { this.resolveDone = resolve; });
+    this.worker.post({ stack: P.S.buffer, ctl: this.ctl.buffer, interval: intervalMs, origin: timeOrigin });
+  }
+
+  message(m) {
+    if (m.started !== undefined) this.endEarly(m.started);
+    if (m.batch && this.session !== 0 && this.st.samples(this.session, m.batch, this.until)) {
+      this.close();
+      this.onFull();
+    }
+    if (m.done) {
+      // The session is over on the worker's side: it can serve the next profiler.
+      this.worker.owner = null;
+      this.worker.unref();
+      pool.push(this.worker);
+      this.resolveDone();
+    }
+  }
+
+  endEarly(t) {
+    const early = this.early;
+    this.early = null;
+    if (!early || early.session === 0) return;
+    early.st.until(early.session, t);
+    early.st.flush();
+    early.st.advance(early.session, t);
+    early.close();
+  }
+
+  async stop(until) {
+    if (this.session === 0) return;
+    this.until = until;
+    if (this.early) this.endEarly(until);
+    this.worker.ref();
+    Atomics.store(this.ctl, 0, 1);
+    Atomics.notify(this.ctl, 0);
+    await this.done;
+    this.close();
+  }
+
+  close() {
+    if (this.session === 0) return;
+    Atomics.store(this.ctl, 0, 1);
+    Atomics.notify(this.ctl, 0);
+    if (this.early) this.early.close();
+    this.early = null;
+    this.st.close(this.session);
+    this.session = 0;
+  }
+}
+
+/** Whether the shared sampler can run here. */
+export function sharedAvailable() {
+  return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object' &&
+    globalThis.crossOriginIsolated !== false &&
+    (typeof Worker === 'function' || !!(globalThis.process && globalThis.process.versions && globalThis.process.versions.node));
+}
+
+/**
+ * The instrumentation source. `mode`: 'auto' (shared where available, else log), 'shared' or
+ * 'log'. It can profile once the realm's code was instrumented (a frame table exists).
+ */
+export function createInstrumentSource({ mode = 'auto' } = {}) {
+  return {
+    name: 'instrument',
+    available() {
+      const P = globalThis[Symbol.for('perfshim.probes')];
+      return !!(P && P.frames.length);
+    },
+    supportedIntervalMs,
+    start(codec, h, intervalMs, maxBufferSize, onFull, core) {
+      if (!this.available()) throw domException('NotAllowedError', 'no instrumented code in this context');
+      const shared = mode === 'shared' || (mode === 'auto' && sharedAvailable());
+      return shared ? new SharedSampler(core, h, intervalMs, onFull) : new LogSampler(core, h, intervalMs, onFull);
+    },
+  };
+}
+
+export const instrumentSource = createInstrumentSource();

@@ -1,0 +1,300 @@
+// The instrumentation transform: parses a script or module with acorn and inserts enter/exit
+// probes (glue/instrument/probes.js) into every function with magic-string, which only inserts
+// and moves text, so the output keeps the input's lines and the source map is exact. An input
+// source map is composed with ours (@jridgewell/remapping), and the frame table registers each
+// function's name and position in the ORIGINAL source (through the input map when there is one).
+//
+// Per function (declarations, expressions, arrows, methods, accessors, constructors):
+//   { "directives"; hoisted function declarations; let __pst = __ps.e(B + i); try { body }
+//     finally { __ps.x(__pst); } }
+// A body-level function declaration that clashes with a `var` of the body (or another function)
+// is moved ahead of the `try` (in a block that would be a SyntaxError); the others stay. An arrow's expression
+// body becomes `{ ...; try { return (expr); } finally {...} }`. In async functions and generators
+// every `await`/`yield` pops the frame after its operand is evaluated and re-enters on resume;
+// a `catch`/`finally` of such a function re-enters first (a rejected await lands there without
+// the frame), and `for await` loops pop around their implicit awaits.
+//
+// Costs: one parse, one walk, O(functions) insertions; the output grows by ~90 bytes a function
+// plus the probe runtime (~1 KB) once per file.
+import { Parser } from 'acorn';
+import MagicString from 'magic-string';
+import remapping from '@jridgewell/remapping';
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { createProbes, PROBES_KEY } from './probes.js';
+
+export const MARKER = '/*perfshim:instrumented*/';
+
+const FUNCTION = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+
+function parse(code, sourceType) {
+  const opts = { ecmaVersion: 'latest', locations: true, allowHashBang: true, allowAwaitOutsideFunction: false };
+  if (sourceType) return Parser.parse(code, { ...opts, sourceType });
+  try {
+    return Parser.parse(code, { ...opts, sourceType: 'module' });
+  } catch (e) {
+    // Sloppy scripts (with, octal literals, `arguments` as a name …) do not parse as modules.
+    try { return Parser.parse(code, { ...opts, sourceType: 'script', allowReturnOutsideFunction: true }); } catch { throw e; }
+  }
+}
+
+function hash(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+function keyName(key, computed, code) {
+  if (!computed && key.type === 'Identifier') return key.name;
+  if (key.type === 'PrivateIdentifier') return `#${key.name}`;
+  if (key.type === 'Literal') return String(key.value);
+  return `[${code.slice(key.start, key.end)}]`;
+}
+
+function memberPath(node) {
+  if (node.type === 'Identifier') return node.name;
+  if (node.type === 'ThisExpression') return 'this';
+  if (node.type === 'MemberExpression' && !node.computed && node.property.type === 'Identifier') {
+    const obj = memberPath(node.object);
+    return obj === null ? null : `${obj}.${node.property.name}`;
+  }
+  return null;
+}
+
+function className(cls, parent) {
+  if (cls.id) return cls.id.name;
+  if (parent && parent.type === 'VariableDeclarator' && parent.id.type === 'Identifier') return parent.id.name;
+  if (parent && parent.type === 'AssignmentExpression') return memberPath(parent.left) || '';
+  return '';
+}
+
+/**
+ * The name a profiler shows for function `fn` whose ancestors are `anc` (innermost last), and
+ * the node whose start is its position.
+ */
+function inferName(fn, anc, code) {
+  const parent = anc[anc.length - 1];
+  if (fn.id) return { name: fn.id.name, at: fn };
+  if (!parent) return { name: '', at: fn };
+  const accessor = (kind) => (kind === 'get' || kind === 'set' ? `${kind} ` : '');
+  switch (parent.type) {
+    case 'MethodDefinition': {
+      const cls = anc[anc.length - 3];
+      const cname = className(cls, anc[anc.length - 4]);
+      if (parent.kind === 'constructor') return { name: cname, at: parent };
+      const key = keyName(parent.key, parent.computed, code);
+      return { name: `${cname ? `${cname}.` : ''}${accessor(parent.kind)}${key}`, at: parent.key };
+    }
+    case 'PropertyDefinition': {
+      if (parent.value !== fn) break;
+      const cname = className(anc[anc.length - 3], anc[anc.length - 4]);
+      return { name: `${cname ? `${cname}.` : ''}${keyName(parent.key, parent.computed, code)}`, at: fn };
+    }
+    case 'Property':
+      if (parent.value !== fn) break;
+      return { name: `${accessor(parent.kind)}${keyName(parent.key, parent.computed, code)}`, at: parent.method || parent.kind !== 'init' ? parent.key : fn };
+    case 'VariableDeclarator':
+      if (parent.init === fn && parent.id.type === 'Identifier') return { name: parent.id.name, at: fn };
+      break;
+    case 'AssignmentExpression':
+      if (parent.right === fn) return { name: memberPath(parent.left) || '', at: fn };
+      break;
+    case 'AssignmentPattern':
+      if (parent.right === fn && parent.left.type === 'Identifier') return { name: parent.left.name, at: fn };
+      break;
+    case 'ExportDefaultDeclaration':
+      return { name: 'default', at: fn };
+    default:
+  }
+  return { name: '', at: fn };
+}
+
+/** Names a pattern binds. */
+function bound(p, out) {
+  if (!p) return out;
+  if (p.type === 'Identifier') out.push(p.name);
+  else if (p.type === 'ObjectPattern') for (const q of p.properties) bound(q.type === 'RestElement' ? q.argument : q.value, out);
+  else if (p.type === 'ArrayPattern') for (const q of p.elements) bound(q, out);
+  else if (p.type === 'RestElement') bound(p.argument, out);
+  else if (p.type === 'AssignmentPattern') bound(p.left, out);
+  return out;
+}
+
+/** The var-declared names of a function body (not entering nested functions). */
+function varNames(node, out) {
+  if (FUNCTION.has(node.type) || node.type === 'ClassBody') return out;
+  if (node.type === 'VariableDeclaration' && node.kind === 'var') {
+    for (const d of node.declarations) bound(d.id, out);
+  }
+  children(node, (c) => varNames(c, out));
+  return out;
+}
+
+/**
+ * The body-level function declarations that cannot move into the body's `try` block: in a block
+ * a function is lexically declared, so one named like a `var` of the body, or declared twice,
+ * would be a SyntaxError. Those are moved ahead of the `try` (a function there cannot see the
+ * body's let/const/class declarations; with such a name clash that combination is rare).
+ */
+function conflicting(stmts) {
+  const fns = stmts.filter((st) => st.type === 'FunctionDeclaration');
+  if (fns.length === 0) return [];
+  const vars = new Set();
+  for (const st of stmts) if (st.type !== 'FunctionDeclaration') varNames(st, []).forEach((n) => vars.add(n));
+  const count = new Map();
+  for (const f of fns) count.set(f.id.name, (count.get(f.id.name) || 0) + 1);
+  return fns.filter((f) => vars.has(f.id.name) || count.get(f.id.name) > 1);
+}
+
+function children(node, visit) {
+  for (const key in node) {
+    if (key === 'loc' || key === 'type' || key === 'start' || key === 'end') continue;
+    const v = node[key];
+    if (Array.isArray(v)) {
+      for (const c of v) if (c && typeof c.type === 'string') visit(c);
+    } else if (v && typeof v.type === 'string') {
+      visit(v);
+    }
+  }
+}
+
+/**
+ * Instrument `code`. Options: `file` (the file name the map and frames name; default
+ * 'input.js'), `url` (the resource frames are registered under; default `file`), `inputMap`
+ * (a source map of `code`, object or JSON string), `sourceType` ('module' | 'script'; default:
+ * module, then script). Returns { code, map, frames } (`frames`: [{name, url, line, column}]),
+ * or the input unchanged ({ code, map: null, frames: [] }) when it was instrumented already.
+ * Throws acorn's SyntaxError for code that does not parse.
+ */
+export function instrument(code, { file = 'input.js', url = file, inputMap = null, sourceType } = {}) {
+  if (code.includes(MARKER)) return { code, map: null, frames: [] };
+  const ast = parse(code, sourceType);
+  const s = new MagicString(code);
+  const tracer = inputMap ? new TraceMap(typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap) : null;
+  const base = `__psb_${hash(`${url}\n${code.length}`)}`;
+  const frames = [];
+  const anc = [];
+  const fnStack = [];   // {index, async, generator} of the enclosing instrumented functions
+
+  const reenter = (f) => `__pst<0&&(__pst=__ps.e(${base}+${f.index}));`;
+
+  function frameOf(fn) {
+    const { name, at } = inferName(fn, anc, code);
+    let line = at.loc.start.line, column = at.loc.start.column + 1;
+    let resource = url;
+    if (tracer) {
+      const o = originalPositionFor(tracer, { line, column: column - 1 });
+      if (o.source !== null && o.line !== null) {
+        resource = o.source;
+        line = o.line;
+        column = o.column + 1;
+      }
+    }
+    frames.push({ name, url: resource, line, column });
+    return frames.length - 1;
+  }
+
+  function fn(node) {
+    const index = frameOf(node);
+    const f = { index, async: node.async, generator: node.generator };
+    const enter = `let __pst=__ps.e(${base}+${index});try{`;
+    const leave = `}finally{__ps.x(__pst)}`;
+    const body = node.body;
+    if (body.type !== 'BlockStatement') {
+      // From after `=>` to the arrow's end: a parenthesized body's parens are outside `body`.
+      const params = node.params;
+      const from = code.indexOf('=>', params.length ? params[params.length - 1].end : node.start) + 2;
+      s.appendRight(from, `{${enter}return (`);
+      s.prependLeft(node.end, `)${leave}}`);
+    } else {
+      let at = body.start + 1;
+      const stmts = body.body;
+      let i = 0;
+      for (; i < stmts.length && stmts[i].directive !== undefined; i++) at = stmts[i].end;
+      for (const k of conflicting(stmts.slice(i))) s.move(k.start, k.end, at);
+      if (at === body.end - 1) {
+        s.appendLeft(at, enter + leave); // nothing to wrap: one insertion keeps the order
+      } else {
+        s.appendRight(at, enter);
+        s.prependLeft(body.end - 1, leave);
+      }
+    }
+    fnStack.push(f);
+    anc.push(node);
+    children(node, walk);
+    anc.pop();
+    fnStack.pop();
+  }
+
+  function suspend(node) {
+    // await X / yield X / yield* X: pop after X, re-enter on resume.
+    const f = fnStack[fnStack.length - 1];
+    const e = `__pst=__ps.e(${base}+${f.index})`;
+    const arg = node.argument;
+    // Closings at one position: the later prependLeft lands first, so the outer one goes in first.
+    s.appendRight(node.start, '__ps.q(');
+    s.prependLeft(node.end, `,${e})`);
+    if (arg) {
+      s.appendRight(arg.start, '__ps.p(');
+      s.prependLeft(arg.end, ',__pst=__ps.x(__pst))');
+    } else {
+      s.prependLeft(node.end, ' __ps.p(void 0,__pst=__ps.x(__pst))');
+    }
+  }
+
+  function walk(node) {
+    if (FUNCTION.has(node.type)) return fn(node);
+    const f = fnStack[fnStack.length - 1];
+    // A suspension belongs to the innermost function; arrows cannot yield.
+    if (f && (node.type === 'AwaitExpression' || node.type === 'YieldExpression')) suspend(node);
+    if (f && (f.async || f.generator)) {
+      if (node.type === 'CatchClause') s.appendRight(node.body.start + 1, reenter(f));
+      if (node.type === 'TryStatement' && node.finalizer) s.appendRight(node.finalizer.start + 1, reenter(f));
+      if (node.type === 'ForOfStatement' && node.await) {
+        // The loop's implicit awaits (next(), and the return() of an early exit) run with the
+        // frame popped; the body runs with it, and so does the code after the loop.
+        s.appendRight(node.right.start, '__ps.p(');
+        s.prependLeft(node.right.end, ',__pst=__ps.x(__pst))');
+        if (node.body.type === 'BlockStatement') {
+          s.appendRight(node.body.start + 1, `${reenter(f)}try{`);
+          s.prependLeft(node.body.end - 1, '}finally{__pst=__ps.x(__pst)}');
+        } else {
+          s.appendRight(node.body.start, `{${reenter(f)}try{`);
+          s.prependLeft(node.body.end, '}finally{__pst=__ps.x(__pst)}}');
+        }
+        // Braces around the statement (around its labels: `continue label` must still name
+        // the loop), then re-enter after it.
+        let outer = node;
+        for (let k = anc.length - 1; k >= 0 && anc[k].type === 'LabeledStatement'; k--) outer = anc[k];
+        s.appendRight(outer.start, '{');
+        s.prependLeft(outer.end, `;${reenter(f)}}`);
+      }
+    }
+    anc.push(node);
+    children(node, walk);
+    anc.pop();
+  }
+
+  walk(ast);
+  if (frames.length === 0) return { code, map: null, frames };
+
+  // The header: the realm's probes (or the inlined fallback) and this file's frame table
+  // (frames mapped through an input map may name several sources).
+  const urls = [...new Set(frames.map((f) => f.url))];
+  const list = frames.map((f) => `${JSON.stringify(f.name)},${urls.indexOf(f.url)},${f.line},${f.column}`);
+  const reg = `__ps.reg(${JSON.stringify(urls)},[${list.join(',')}])`;
+  const key = JSON.stringify(PROBES_KEY);
+  const header = `${MARKER}var __ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${createProbes.toString()})());` +
+    `var ${base}=${reg};`;
+  let at = 0;
+  if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;
+  for (const st of ast.body) {
+    if (st.directive === undefined) break;
+    at = st.end;
+  }
+  s.appendLeft(at, header);
+
+  let map = s.generateMap({ source: file, file, includeContent: true, hires: true });
+  if (inputMap) map = remapping([map, typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap], () => null);
+  else map = JSON.parse(map.toString());
+  return { code: s.toString(), map, frames };
+}

@@ -1,0 +1,263 @@
+/*
+ * instrument.c — samples from instrumented code (JS Self-Profiling's "take a sample", for hosts
+ * whose engine gives us none).
+ *
+ * Data structure:
+ *   - frames: the realm's frame table, indexed by the probes' frame ids: name and URL as
+ *     offsets into one byte arena, line, column.
+ *   - log: one block of records {time, frame, depth} that the probes fill and the shim hands
+ *     over with ps_instrument_consume (then writes from the start again).
+ *   - stack: the instrumented stack rebuilt from the log (frame ids, outermost first); frames
+ *     deeper than STACK_MAX are counted but not kept.
+ *   - sessions: per profiler, its trace, interval, next tick, and a map from frame id to the
+ *     trace's frame id (-1 until first used), plus the stack id of the last sample, reused while
+ *     the stack has not changed (`version`).
+ *
+ * Invariants: depth <= STACK_MAX for the kept part; a session's next tick only grows; every
+ *   mapped trace frame id is < that trace's frame count.
+ *
+ * Costs: consuming a record is O(sessions) plus O(depth) per sample taken when the stack changed
+ *   since that session's last sample (O(1) otherwise); registering a frame is O(bytes).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "instrument.h"
+#include "trace.h"
+#include "trace_internal.h"
+
+#define STACK_MAX 4096u
+
+typedef struct {
+    uint32_t name_off, name_len, url_off, url_len, line, column;
+} frame;
+
+typedef struct {
+    int32_t trace;            /* 0 = free slot */
+    double interval, next, last;  /* ticks at next, next + interval, ... up to last */
+    int32_t *map;             /* frame id -> trace frame id or -1 */
+    uint32_t map_len;
+    uint32_t version;         /* stack version of `stack_id` */
+    int32_t stack_id;
+    int full;
+} session;
+
+static frame *frames;
+static uint32_t nframes, frames_cap;
+static uint8_t *arena;
+static uint32_t arena_len, arena_cap;
+static ps_instrument_record *log_buf;
+static uint32_t log_cap;
+static uint32_t stack[STACK_MAX];
+static uint32_t depth;        /* may exceed STACK_MAX */
+static uint32_t version = 1;  /* changes whenever the stack does */
+static session *sessions;
+static uint32_t nsessions;
+
+static session *get(int32_t h)
+{
+    if (h < 1 || (uint32_t)h > nsessions || !sessions[h - 1].trace) return 0;
+    return &sessions[h - 1];
+}
+
+PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_len, uint32_t line, uint32_t column)
+{
+    if (id != nframes || name_len > UINT32_MAX - url_len) return PS_E_ARG;
+    if (nframes == frames_cap) {
+        uint32_t cap = frames_cap ? frames_cap * 2 : 256;
+        frame *p = realloc(frames, cap * sizeof *p);
+        if (!p) return PS_E_NOMEM;
+        frames = p;
+        frames_cap = cap;
+    }
+    uint32_t need = name_len + url_len;
+    if (arena_len + need < arena_len) return PS_E_NOMEM;
+    if (arena_len + need > arena_cap) {
+        uint32_t cap = arena_cap ? arena_cap : 4096;
+        while (cap < arena_len + need) {
+            if (cap > UINT32_MAX / 2) return PS_E_NOMEM;
+            cap *= 2;
+        }
+        uint8_t *p = realloc(arena, cap);
+        if (!p) return PS_E_NOMEM;
+        arena = p;
+        arena_cap = cap;
+    }
+    if (need) memcpy(arena + arena_len, ps__exchange_bytes(), need);
+    frames[nframes] = (frame){ arena_len, name_len, arena_len + name_len, url_len, line, column };
+    arena_len += need;
+    return (int32_t)nframes++;
+}
+
+PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity)
+{
+    if (capacity < 1) capacity = 1;
+    if (capacity > log_cap) {
+        if (capacity > UINT32_MAX / sizeof(ps_instrument_record)) return 0;
+        ps_instrument_record *p = realloc(log_buf, (size_t)capacity * sizeof *p);
+        if (!p) return 0;
+        log_buf = p;
+        log_cap = capacity;
+    }
+    return log_buf;
+}
+
+/* The trace's frame id of frame `f` in session `s`, interned on first use. */
+static int32_t trace_frame(session *s, uint32_t f)
+{
+    if (f >= s->map_len) {
+        uint32_t len = nframes;
+        int32_t *p = realloc(s->map, (size_t)len * sizeof *p);
+        if (!p) return PS_E_NOMEM;
+        for (uint32_t i = s->map_len; i < len; i++) p[i] = -1;
+        s->map = p;
+        s->map_len = len;
+    }
+    if (s->map[f] < 0) {
+        const frame *fr = &frames[f];
+        int32_t id = ps__trace_frame_of(s->trace, arena + fr->name_off, fr->name_len,
+                                        fr->url_len ? arena + fr->url_off : 0, fr->url_len, fr->line, fr->column);
+        if (id < 0) return id;
+        s->map[f] = id;
+    }
+    return s->map[f];
+}
+
+/* The trace's stack id of the current stack (-1 when empty). */
+static int32_t current_stack(session *s)
+{
+    if (s->version == version) return s->stack_id;
+    uint32_t n = depth < STACK_MAX ? depth : STACK_MAX;
+    uint32_t *ids = ps__result_reserve(n ? n : 1);
+    if (!ids) return PS_E_NOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t id = trace_frame(s, stack[k]);
+        if (id < 0) return id;
+        ids[k] = (uint32_t)id;
+    }
+    int32_t st = ps__trace_stack_of(s->trace, ids, n);
+    if (st < -1) return st;
+    s->version = version;
+    s->stack_id = st;
+    return st;
+}
+
+/* §take a sample for every tick of `s` before `t` (or up to it when `inclusive`). */
+static int32_t ticks(session *s, double t, int inclusive)
+{
+    if (t > s->last) {
+        t = s->last;
+        inclusive = 1;
+    }
+    while (!s->full && (s->next < t || (inclusive && s->next == t))) {
+        int32_t st = current_stack(s);
+        if (st < -1) return st;
+        int32_t r = ps_trace_sample(s->trace, s->next, st, PS_MARKER_NONE);
+        if (r == PS_E_LIMIT) s->full = 1;
+        else if (r < 0) return r;
+        s->next += s->interval;
+    }
+    return PS_OK;
+}
+
+PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double start_ms, uint32_t d)
+{
+    if (trace < 1 || !(interval_ms > 0) || !isfinite(interval_ms) || !isfinite(start_ms)) return PS_E_ARG;
+    const uint8_t *b = ps__exchange_bytes();
+    uint32_t n = d < STACK_MAX ? d : STACK_MAX;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t f;
+        memcpy(&f, b + 4 * (size_t)k, 4);
+        if (f >= nframes) return PS_E_ARG;
+    }
+    uint32_t h = 0;
+    while (h < nsessions && sessions[h].trace) h++;
+    if (h == nsessions) {
+        session *p = realloc(sessions, (size_t)(nsessions + 1) * sizeof *p);
+        if (!p) return PS_E_NOMEM;
+        sessions = p;
+        nsessions++;
+    }
+    memcpy(stack, b, 4 * (size_t)n);
+    depth = d;
+    version++;
+    sessions[h] = (session){ trace, interval_ms, start_ms + interval_ms, INFINITY, 0, 0, 0, -1, 0 };
+    return (int32_t)h + 1;
+}
+
+PS_API int32_t ps_instrument_consume(uint32_t count)
+{
+    if (count > log_cap) return PS_E_ARG;
+    for (uint32_t i = 0; i < count; i++) {
+        const ps_instrument_record *r = &log_buf[i];
+        if (r->depth < 0 || r->frame >= (int32_t)nframes || r->frame < -1 || !isfinite(r->time)) continue;
+        for (uint32_t h = 0; h < nsessions; h++) {
+            if (!sessions[h].trace) continue;
+            int32_t st = ticks(&sessions[h], r->time, 0);
+            if (st < 0) return st;
+        }
+        uint32_t d = (uint32_t)r->depth;
+        if (r->frame >= 0) {
+            if (d < STACK_MAX) stack[d] = (uint32_t)r->frame;
+            depth = d + 1;
+        } else {
+            depth = d;
+        }
+        version++;
+    }
+    return PS_OK;
+}
+
+PS_API int32_t ps_instrument_advance(int32_t h, double until_ms)
+{
+    session *s = get(h);
+    if (!s || isnan(until_ms)) return PS_E_ARG;
+    if (isfinite(until_ms)) {
+        int32_t st = ticks(s, until_ms, 1);
+        if (st < 0) return st;
+    }
+    return s->full;
+}
+
+PS_API int32_t ps_instrument_sample(int32_t h, double time, uint32_t d)
+{
+    session *s = get(h);
+    if (!s || !isfinite(time)) return PS_E_ARG;
+    if (s->full) return 1;
+    const uint8_t *b = ps__exchange_bytes();
+    uint32_t n = d < STACK_MAX ? d : STACK_MAX;
+    uint32_t *ids = ps__result_reserve(n ? n : 1);
+    if (!ids) return PS_E_NOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t f;
+        memcpy(&f, b + 4 * (size_t)k, 4);
+        if (f >= nframes) return PS_E_ARG;
+        int32_t id = trace_frame(s, f);
+        if (id < 0) return id;
+        ids[k] = (uint32_t)id;
+    }
+    int32_t st = ps__trace_stack_of(s->trace, ids, n);
+    if (st < -1) return st;
+    int32_t r = ps_trace_sample(s->trace, time, st, PS_MARKER_NONE);
+    if (r == PS_E_LIMIT) s->full = 1;
+    else if (r < 0) return r;
+    return s->full;
+}
+
+PS_API int32_t ps_instrument_until(int32_t h, double until_ms)
+{
+    session *s = get(h);
+    if (!s || isnan(until_ms)) return PS_E_ARG;
+    s->last = until_ms;
+    return PS_OK;
+}
+
+PS_API int32_t ps_instrument_stop(int32_t h)
+{
+    session *s = get(h);
+    if (!s) return PS_E_ARG;
+    free(s->map);
+    *s = (session){ 0 };
+    return PS_OK;
+}

@@ -1,0 +1,55 @@
+/*
+ * instrument.h — the instrumentation source of the Profiler (instrument.c): a realm's frame
+ * table, the probes' log, and the profiling sessions that turn the log (or shared-stack
+ * snapshots) into samples of ordinary traces (trace.h).
+ *
+ * Frame ids are the probes' (glue/instrument/probes.js): dense, in registration order. Session
+ * handles are small integers >= 1, valid until ps_instrument_stop.
+ *
+ * Ownership: the core owns the log; the pointer from ps_instrument_log stays valid until the
+ * next ps_instrument_log call with a larger capacity (memory growth does not move it, but views
+ * on it must be re-derived).
+ */
+#ifndef PERFSHIM_INSTRUMENT_H
+#define PERFSHIM_INSTRUMENT_H
+
+#include "perfshim.h"
+
+/* One log record, written by the probes: an enter is (frame id, depth before the push), an exit
+ * (-1, depth restored). */
+typedef struct {
+    double time;      /* ms, the host clock of performance.now() */
+    int32_t frame;    /* frame id, or -1 for an exit */
+    int32_t depth;
+} ps_instrument_record;
+
+/* Register frame `id` (which must be the next id): the exchange buffer holds the name's
+ * `name_len` UTF-8 bytes then the URL's `url_len` bytes; line and column 1-based (0 = absent).
+ * Returns the id or a negative status (PS_E_ARG when `id` is not the next one). */
+PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_len, uint32_t line, uint32_t column);
+/* The log: room for `capacity` records (at least 1). Returns its address or 0 (no memory). */
+PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity);
+/* Start a session feeding trace `trace` every `interval_ms` (> 0), first tick at start_ms +
+ * interval_ms. The exchange buffer holds the current stack: `depth` u32 frame ids, outermost
+ * first (it replaces the stack rebuilt from the log: the caller consumes the log first).
+ * Returns the session handle or a negative status. */
+PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double start_ms, uint32_t depth);
+/* Consume the first `count` log records, in order: before each record, every session takes the
+ * samples of its ticks earlier than the record's time (the stack active at the tick: its
+ * instrumented frames, or no stack when none is active); then the stack changes. Records naming
+ * an unregistered frame are skipped. Returns PS_OK or a negative status. */
+PS_API int32_t ps_instrument_consume(uint32_t count);
+/* Take the session's samples for its ticks up to `until_ms` (inclusive) with the current stack.
+ * Returns 1 if the trace's buffer is full, 0 if not, or a negative status. */
+PS_API int32_t ps_instrument_advance(int32_t session, double until_ms);
+/* One sample of a shared-stack snapshot: `depth` u32 frame ids (outermost first) at the
+ * exchange buffer, taken at `time`. Returns 1 if the trace's buffer is full, 0 if not, or a
+ * negative status. */
+PS_API int32_t ps_instrument_sample(int32_t session, double time, uint32_t depth);
+/* The session takes no tick after `until_ms` (a sampler that hands over to another). Returns
+ * PS_OK or PS_E_ARG. */
+PS_API int32_t ps_instrument_until(int32_t session, double until_ms);
+/* End a session (its trace stays). Returns PS_OK or PS_E_ARG. */
+PS_API int32_t ps_instrument_stop(int32_t session);
+
+#endif

@@ -1,0 +1,117 @@
+/* test_instrument.c — the instrumentation source's log-to-samples conversion (src/instrument.c):
+ * ticks take the stack active at their time, idle ticks have no stack, the buffer limit holds,
+ * and bad input is refused. Natively under ASan/UBSan. */
+#include <stdlib.h>
+#include "check.h"
+#include "internal.h"
+#include "instrument.h"
+#include "trace.h"
+#include "trace_internal.h"
+
+static int32_t reg(uint32_t id, const char *name, const char *url, uint32_t line)
+{
+    uint32_t n = (uint32_t)strlen(name), u = (uint32_t)strlen(url);
+    uint8_t *b = ps_exchange_reserve(n + u + 1);
+    memcpy(b, name, n);
+    memcpy(b + n, url, u);
+    return ps_instrument_frame(id, n, u, line, 1);
+}
+
+static uint32_t samples(int32_t t)
+{
+    ps_trace_info(t);
+    return (uint32_t)ps_out_ptr()[3];
+}
+
+/* The frame names of sample i's stack, innermost first, joined with '<' into buf. */
+static const char *stack_of(int32_t t, uint32_t i, char *buf)
+{
+    const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
+    const int32_t *sp = ps_trace_column(t, PS_COL_STACK_PARENT);
+    const uint32_t *sf = ps_trace_column(t, PS_COL_STACK_FRAME);
+    const uint32_t *fname = ps_trace_column(t, PS_COL_FRAME_NAME);
+    buf[0] = 0;
+    for (int32_t s = st[i]; s >= 0; s = sp[s]) {
+        uint32_t len;
+        const uint8_t *name = ps__trace_string(t, 1, fname[sf[s]], &len);
+        if (buf[0]) strcat(buf, "<");
+        strncat(buf, (const char *)name, len);
+    }
+    return buf;
+}
+
+TEST(ticks_take_the_stack_active_at_their_time)
+{
+    CHECK_EQ_INT(reg(0, "main", "a.js", 1), 0);
+    CHECK_EQ_INT(reg(1, "work", "a.js", 5), 1);
+    CHECK_EQ_INT(reg(5, "gap", "a.js", 9), PS_E_ARG); /* ids are dense */
+    int32_t t = ps_trace_new(100);
+    int32_t s = ps_instrument_start(t, 10, 0, 0);
+    CHECK(s >= 1);
+    ps_instrument_record *log = ps_instrument_log(8);
+    /* main enters at 5, work at 12 (until 35), main exits at 41. */
+    log[0] = (ps_instrument_record){ 5, 0, 0 };
+    log[1] = (ps_instrument_record){ 12, 1, 1 };
+    log[2] = (ps_instrument_record){ 35, -1, 1 };
+    log[3] = (ps_instrument_record){ 41, -1, 0 };
+    CHECK_EQ_INT(ps_instrument_consume(4), PS_OK);
+    CHECK_EQ_INT(ps_instrument_advance(s, 60), 0);
+    /* ticks at 10, 20, 30, 40, 50, 60 */
+    CHECK_EQ_INT(samples(t), 6);
+    char buf[256];
+    CHECK(strcmp(stack_of(t, 0, buf), "main") == 0);
+    CHECK(strcmp(stack_of(t, 1, buf), "work<main") == 0);
+    CHECK(strcmp(stack_of(t, 2, buf), "work<main") == 0);
+    CHECK(strcmp(stack_of(t, 3, buf), "main") == 0);
+    CHECK(strcmp(stack_of(t, 4, buf), "") == 0); /* idle: no stack */
+    const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
+    CHECK_EQ_DBL(ts[5], 60);
+    CHECK_EQ_INT(ps_instrument_stop(s), PS_OK);
+    CHECK_EQ_INT(ps_instrument_stop(s), PS_E_ARG);
+    ps_trace_free(t);
+}
+
+TEST(the_buffer_limit_holds_and_sessions_are_independent)
+{
+    int32_t a = ps_trace_new(3), b = ps_trace_new(100);
+    uint8_t *ex = ps_exchange_reserve(4);
+    uint32_t main_id = 0;
+    memcpy(ex, &main_id, 4);
+    int32_t sa = ps_instrument_start(a, 1, 0, 1);
+    int32_t sb = ps_instrument_start(b, 5, 0, 1);
+    CHECK_EQ_INT(ps_instrument_advance(sa, 100), 1);
+    CHECK_EQ_INT(samples(a), 3);
+    CHECK_EQ_INT(ps_instrument_advance(sb, 100), 0);
+    CHECK_EQ_INT(samples(b), 20);
+    /* A bound: no tick after it, whatever the log or an advance says. */
+    int32_t c = ps_trace_new(100);
+    int32_t sc = ps_instrument_start(c, 10, 0, 0);
+    CHECK_EQ_INT(ps_instrument_until(sc, 25), PS_OK);
+    ps_instrument_log(1)[0] = (ps_instrument_record){ 70, 0, 0 };
+    CHECK_EQ_INT(ps_instrument_consume(1), PS_OK);
+    CHECK_EQ_INT(ps_instrument_advance(sc, 100), 0);
+    CHECK_EQ_INT(samples(c), 2);
+    ps_instrument_stop(sc);
+    ps_trace_free(c);
+    /* A shared-stack snapshot goes into the same trie. */
+    uint32_t two[2] = { 0, 1 };
+    memcpy(ps_exchange_reserve(8), two, 8);
+    CHECK_EQ_INT(ps_instrument_sample(sb, 101, 2), 0);
+    char buf[256];
+    CHECK(strcmp(stack_of(b, 20, buf), "work<main") == 0);
+    memcpy(ps_exchange_reserve(4), &(uint32_t){ 99 }, 4);
+    CHECK_EQ_INT(ps_instrument_sample(sb, 102, 1), PS_E_ARG);
+    CHECK_EQ_INT(ps_instrument_start(b, 0, 0, 0), PS_E_ARG);
+    CHECK_EQ_INT(ps_instrument_consume(1u << 30), PS_E_ARG);
+    ps_instrument_stop(sa);
+    ps_instrument_stop(sb);
+    ps_trace_free(a);
+    ps_trace_free(b);
+}
+
+int main(void)
+{
+    RUN(ticks_take_the_stack_active_at_their_time);
+    RUN(the_buffer_limit_holds_and_sessions_are_independent);
+    return CHECK_DONE();
+}

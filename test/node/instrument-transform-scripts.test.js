@@ -1,0 +1,42 @@
+// Classic scripts and edge syntax through the transform: two instrumented scripts share one
+// realm's probes with distinct frame ids, sloppy code and directives keep their meaning, a
+// labeled `for await` keeps its label, and `var f` + `function f` in one body stays valid.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import vm from 'node:vm';
+import { instrument } from '../../glue/instrument/transform.js';
+
+const P = (ctx) => vm.runInContext("globalThis[Symbol.for('perfshim.probes')]", ctx);
+
+test('two classic scripts in one realm: one probe object, their own frames', () => {
+  const ctx = vm.createContext({});
+  vm.runInContext(instrument('function a() { return typeof this; }', { file: 'a.js' }).code, ctx);
+  vm.runInContext(instrument('function b() { return a(); }', { file: 'b.js' }).code, ctx);
+  assert.equal(vm.runInContext('b()', ctx), 'object'); // sloppy: `this` is the global
+  assert.deepEqual(Array.from(P(ctx).frames, (f) => `${f[0]}@${f[1]}`), ['a@a.js', 'b@b.js']);
+  assert.equal(P(ctx).S[0], 0);
+});
+
+test('directives stay first: strict functions stay strict', () => {
+  const ctx = vm.createContext({});
+  const code = instrument('"use strict";\nfunction f() { return this; }\nfunction g() { "use strict"; return this; }', { file: 's.js', sourceType: 'script' }).code;
+  assert.match(code, /^"use strict";/);
+  vm.runInContext(code, ctx);
+  assert.equal(vm.runInContext('f()', ctx), undefined);
+  assert.equal(vm.runInContext('g()', ctx), undefined);
+});
+
+test('sloppy-only syntax (with, octal) parses as a script', () => {
+  const ctx = vm.createContext({ o: { x: 8 } });
+  vm.runInContext(instrument('function w() { with (o) { return x + 010; } }', { file: 'w.js' }).code, ctx);
+  assert.equal(vm.runInContext('w()', ctx), 16);
+});
+
+test('var and function of one name in a body, and a labeled for await', async () => {
+  const src = 'export function clash() { var h = 1; function h() {} return typeof h; }\n' +
+    'export async function labeled(it) { const out = []; outer: for await (const x of it) { for (const y of [1, 2]) { if (y === 2) continue outer; out.push(x); } } return out; }';
+  const m = await import(`data:text/javascript,${encodeURIComponent(instrument(src, { file: 'c.js' }).code)}`);
+  assert.equal(m.clash(), 'number');
+  async function* gen() { yield 'a'; yield 'b'; }
+  assert.deepEqual(await m.labeled(gen()), ['a', 'b']);
+});
