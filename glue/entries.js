@@ -25,7 +25,6 @@ function forward(attr, obj) {
   throw illegal(`Failed to read the '${attr}' property from 'PerformanceEntry'`);
 }
 
-export let isOurEntry;
 export let entryDetail;
 
 // entryType and navigationId live in one shared object per (type, navigation): one field
@@ -94,7 +93,6 @@ export class PerformanceEntry {
   }
 
   static {
-    isOurEntry = (v) => v !== null && typeof v === 'object' && #name in v;
     entryDetail = (v, iface, entryType) => {
       if (v === null || typeof v !== 'object' || !(#detail in v) || v.#meta.entryType !== entryType) {
         throw illegal(`Failed to read the 'detail' property from '${iface}'`);

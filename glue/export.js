@@ -10,8 +10,9 @@
 //   toSpeedscope     speedscope's file format (sampled profile, milliseconds)
 //   toFirefoxProfile the Firefox Profiler's processed profile format (version 58)
 //   fromCpuProfile   .cpuprofile -> ProfilerTrace, through the core's V8 import
-import { statusError } from './errors.js';
+
 import { PS_E_PARSE as PARSE } from './abi.js';
+import { statusError } from './errors.js';
 import { createTraceCodec } from './profiler-trace.js';
 
 const U32 = 0xffffffff;
@@ -54,7 +55,9 @@ export function createExporters(core) {
   /** speedscope's file format: one sampled profile, unit milliseconds. */
   function toSpeedscope(trace, options = {}) {
     const name = options && options.name !== undefined ? String(options.name) : 'perfshim profile';
-    return exportWith('toSpeedscope', trace, (h) => core.x.ps_export_speedscope(h, core.putString(name)));
+    return exportWith('toSpeedscope', trace, (h) =>
+      core.x.ps_export_speedscope(h, core.putString(name)),
+    );
   }
 
   /**
@@ -65,8 +68,10 @@ export function createExporters(core) {
   function toTraceEvents(trace, options = {}) {
     const op = 'toTraceEvents';
     const { entries = [], pid = 1, tid = 1 } = options || {};
-    if (!isId(pid, U32) || !isId(tid, U32)) throw fail(op, 'pid and tid must be non-negative integers');
-    if (entries === null || typeof entries[Symbol.iterator] !== 'function') throw fail(op, 'options.entries must be iterable');
+    if (!isId(pid, U32) || !isId(tid, U32))
+      throw fail(op, 'pid and tid must be non-negative integers');
+    if (entries === null || typeof entries[Symbol.iterator] !== 'function')
+      throw fail(op, 'options.entries must be iterable');
     // Convert the entries before the export, so a bad entry costs no document.
     const events = [];
     let measures = 0;
@@ -74,17 +79,30 @@ export function createExporters(core) {
     let i = 0;
     for (const e of entries) {
       const at = `options.entries[${i++}]`;
-      if (e === null || typeof e !== 'object') throw fail(op, `${at} must be a PerformanceEntry-like object`);
+      if (e === null || typeof e !== 'object')
+        throw fail(op, `${at} must be a PerformanceEntry-like object`);
       if (e.entryType !== 'mark' && e.entryType !== 'measure') continue; // other types have no user-timing event
-      if (typeof e.startTime !== 'number' || !Number.isFinite(e.startTime)) throw fail(op, `${at}.startTime must be a finite number`);
+      if (typeof e.startTime !== 'number' || !Number.isFinite(e.startTime))
+        throw fail(op, `${at}.startTime must be a finite number`);
       const base = { name: String(e.name), cat: 'blink.user_timing', pid, tid };
       let detail;
-      try { detail = e.detail === undefined || e.detail === null ? undefined : JSON.stringify(e.detail); } catch { detail = undefined; }
+      try {
+        detail = e.detail === undefined || e.detail === null ? undefined : JSON.stringify(e.detail);
+      } catch {
+        detail = undefined;
+      }
       const args = detail === undefined ? {} : { detail };
       if (e.entryType === 'mark') {
-        events.push({ ...base, ph: 'I', s: 't', ts: us(e.startTime), args: { ...args, data: { startTime: e.startTime } } });
+        events.push({
+          ...base,
+          ph: 'I',
+          s: 't',
+          ts: us(e.startTime),
+          args: { ...args, data: { startTime: e.startTime } },
+        });
       } else {
-        if (typeof e.duration !== 'number' || !Number.isFinite(e.duration)) throw fail(op, `${at}.duration must be a finite number`);
+        if (typeof e.duration !== 'number' || !Number.isFinite(e.duration))
+          throw fail(op, `${at}.duration must be a finite number`);
         const id = `0x${(++measures).toString(16)}`;
         events.push({ ...base, ph: 'b', id, ts: us(e.startTime), args });
         events.push({ ...base, ph: 'e', id, ts: us(e.startTime + e.duration), args: {} });
@@ -103,9 +121,13 @@ export function createExporters(core) {
   function toFirefoxProfile(trace, options = {}) {
     const op = 'toFirefoxProfile';
     const { name = 'perfshim', timeOrigin = 0, interval = 0 } = options || {};
-    if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin)) throw fail(op, 'options.timeOrigin must be a finite number (ms since the epoch)');
-    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) throw fail(op, 'options.interval must be a non-negative number of ms');
-    return exportWith(op, trace, (h) => core.x.ps_export_firefox(h, core.putString(String(name)), timeOrigin, interval));
+    if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin))
+      throw fail(op, 'options.timeOrigin must be a finite number (ms since the epoch)');
+    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0)
+      throw fail(op, 'options.interval must be a non-negative number of ms');
+    return exportWith(op, trace, (h) =>
+      core.x.ps_export_firefox(h, core.putString(String(name)), timeOrigin, interval),
+    );
   }
 
   /**
@@ -117,10 +139,15 @@ export function createExporters(core) {
     const op = 'fromCpuProfile';
     let p = json;
     if (typeof p === 'string') {
-      try { p = JSON.parse(p); } catch (e) { throw fail(op, `not JSON: ${e.message}`); }
+      try {
+        p = JSON.parse(p);
+      } catch (e) {
+        throw fail(op, `not JSON: ${e.message}`);
+      }
     }
     const offsetMs = options && options.offsetMs !== undefined ? options.offsetMs : 0;
-    if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs)) throw fail(op, 'options.offsetMs must be a finite number');
+    if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs))
+      throw fail(op, 'options.offsetMs must be a finite number');
     const h = codec.create(p && Array.isArray(p.samples) ? p.samples.length : 0);
     try {
       codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);

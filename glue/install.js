@@ -174,9 +174,3 @@ function installMemory(realm, force) {
   }
   realm.receivers.add(nativePerformance);
 }
-
-/** The features installed so far in this global. */
-export function installedFeatures() {
-  const done = globalThis[INSTALLED];
-  return done ? [...done.features] : [];
-}

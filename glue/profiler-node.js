@@ -17,7 +17,6 @@ function builtin(name) {
   if (!isNode) return null;
   try {
     if (typeof process.getBuiltinModule === 'function') return process.getBuiltinModule(name);
-    // eslint-disable-next-line no-undef
     if (typeof require === 'function') return require(name);
   } catch { /* not available */ }
   return null;
@@ -29,7 +28,7 @@ function builtin(name) {
 // fetched asynchronously at import (ready a few milliseconds later), the only case that pays
 // the cost up front.
 const syncBuiltins = isNode && (typeof process.getBuiltinModule === 'function' ||
-  typeof require === 'function'); // eslint-disable-line no-undef
+  typeof require === 'function');
 let inspectorModule;
 if (isNode && !syncBuiltins) {
   import('node:inspector').then((m) => { inspectorModule = m.default || m; }, () => { inspectorModule = null; });
