@@ -15,54 +15,25 @@ import { PS_E_NOMEM } from './abi.js';
 import { statusError } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const loose = new TextDecoder('utf-8', { ignoreBOM: true });
 const latin1 = new TextDecoder('latin1');
 const NON_ASCII = /[\u0080-\uffff]/;
 
-/** Decode WTF-8 that is not valid UTF-8 (it holds encoded lone surrogates) code unit by code
- *  unit; bytes that are not WTF-8 at all become U+FFFD. */
+/** Decode WTF-8 that is not valid UTF-8: the 3-byte forms of lone surrogates (ED A0..BF xx)
+ *  become their code units, the pieces between them are UTF-8 (bytes that are not become
+ *  U+FFFD, as the Encoding Standard decodes). */
 function decodeWtf8(b, start, end) {
   let s = '';
-  const units = [];
-  for (let i = start; i < end; ) {
-    const c = b[i];
-    let cp = 0xfffd,
-      n = 1;
-    if (c < 0x80) cp = c;
-    else if (c >= 0xc2 && c < 0xe0 && i + 1 < end && (b[i + 1] & 0xc0) === 0x80) {
-      cp = ((c & 31) << 6) | (b[i + 1] & 63);
-      n = 2;
-    } else if (
-      c >= 0xe0 &&
-      c < 0xf0 &&
-      i + 2 < end &&
-      (b[i + 1] & 0xc0) === 0x80 &&
-      (b[i + 2] & 0xc0) === 0x80
-    ) {
-      cp = ((c & 15) << 12) | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63);
-      if (cp >= 0x800) n = 3;
-      else cp = 0xfffd;
-    } else if (
-      c >= 0xf0 &&
-      c < 0xf5 &&
-      i + 3 < end &&
-      (b[i + 1] & 0xc0) === 0x80 &&
-      (b[i + 2] & 0xc0) === 0x80 &&
-      (b[i + 3] & 0xc0) === 0x80
-    ) {
-      cp = ((c & 7) << 18) | ((b[i + 1] & 63) << 12) | ((b[i + 2] & 63) << 6) | (b[i + 3] & 63);
-      if (cp >= 0x10000 && cp < 0x110000) n = 4;
-      else cp = 0xfffd;
-    }
-    if (cp >= 0x10000)
-      units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 1023));
-    else units.push(cp);
-    i += n;
-    if (units.length >= 4096) {
-      s += String.fromCharCode.apply(null, units);
-      units.length = 0;
+  let from = start;
+  for (let i = start; i + 2 < end; i++) {
+    if (b[i] === 0xed && b[i + 1] >= 0xa0 && b[i + 1] < 0xc0 && (b[i + 2] & 0xc0) === 0x80) {
+      s += loose.decode(b.subarray(from, i));
+      s += String.fromCharCode(0xd000 | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63));
+      i += 2;
+      from = i + 1;
     }
   }
-  return s + String.fromCharCode.apply(null, units);
+  return s + loose.decode(b.subarray(from, end));
 }
 
 /** The string of WTF-8 bytes b[start, end): valid UTF-8 (the common case) is decoded natively. */
