@@ -17,7 +17,7 @@ const candidate = globalThis.Profiler;
 export const NativeProfiler =
   typeof candidate === 'function' && !candidate[PERFSHIM_PROFILER] ? candidate : null;
 
-export class NativeSampler extends ChunkedSampler {
+class NativeSampler extends ChunkedSampler {
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
     super(codec, h, intervalMs, maxBufferSize, onFull);
     // Throws the native NotAllowedError without the document policy; the caller maps it.

@@ -51,15 +51,15 @@ function inspectorApi() {
 
 /** Whether this runtime can use the inspector source (whether the inspector is compiled in is
  *  checked when a profiler starts). */
-export const nodeSourceAvailable = isNode;
+const nodeSourceAvailable = isNode;
 
 // V8's sampler takes whole microseconds. It accepts smaller values, but 0 silently means its
 // default and below ~100 µs its thread cannot keep the pace (measured: ~4,700 samples/s asked
 // for 10,000/s), so 100 µs is the smallest interval this source offers.
-export const MIN_INTERVAL_US = 100;
+const MIN_INTERVAL_US = 100;
 
 // The protocol's interval is an int32 of µs, so about 35 minutes is the largest.
-export const MAX_INTERVAL_US = 0x7fffffff;
+const MAX_INTERVAL_US = 0x7fffffff;
 
 /** The interval this source uses for a requested one (ms): the next whole µs, within
  *  [0.1 ms, MAX_INTERVAL_US]. */
@@ -144,7 +144,7 @@ function stopChunk(chunk) {
  * samples a little below the nominal rate, so the first look usually finds the buffer full and
  * no hand-over happens at all. `intervalMs` must be one supportedIntervalMs returned.
  */
-export class NodeSampler extends ChunkedSampler {
+class NodeSampler extends ChunkedSampler {
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
     super(codec, h, intervalMs, maxBufferSize, onFull);
     this.intervalUs = Math.round(intervalMs * 1000);

@@ -7,7 +7,7 @@ import { statusError } from './errors.js';
 import { encodeInto } from './io.js';
 
 /** ProfilerMarker values by PS_MARKER_* code ('' for none), from the generated ABI. */
-export const MARKERS = Object.freeze(
+const MARKERS = Object.freeze(
   Object.entries(abi).reduce((list, [k, v]) => {
     if (k.startsWith('PS_MARKER_') && k !== 'PS_MARKER_COUNT')
       list[v] = k === 'PS_MARKER_NONE' ? '' : k.slice(10).toLowerCase();
