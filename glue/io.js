@@ -1,9 +1,9 @@
 // The io layer: the one way data crosses between the glue and the core (src/exchange.c is its C
 // half). `createIo(exports)` wraps an instance's exports with:
-//   strings  in: putString / writeString (WTF-8 into the exchange buffer or a reserved region);
-//            out: string / strings / takeString (WTF-8 from a blob), one codec both ways, so
+//   strings  in: putString (WTF-8 into the exchange buffer), encodeInto (into a reserved region);
+//            out: string / takeString / takeStrings (WTF-8), one codec both ways, so
 //            every JS string (lone surrogates and a leading U+FEFF included) round-trips;
-//   arrays   in: reserve + the whole-memory views; putU32 / putI32 for a list;
+//   arrays   in: reserve + the whole-memory views; putU32 for a list;
 //            out: the result buffer (`results()` is its first index in u32()), f64 registers
 //            (out()), columns read through the whole-memory views at ptr >> shift;
 //   blobs    out: {ptr, len} from ps_blob_ptr/len, released with ps_blob_release (take*);
@@ -131,19 +131,10 @@ export function createIo(x) {
       const ptr = io.reserve(s.length * 3);
       return encodeInto(s, io.u8(), ptr);
     },
-    /** Write `s` as WTF-8 at address `ptr` (reserved, 3 bytes per code unit); returns bytes. */
-    writeString(s, ptr) {
-      return encodeInto(s, io.u8(), ptr);
-    },
-    /** Write a list of integers at the start of the exchange buffer as u32 (i32) words. */
+    /** Write a list of integers at the start of the exchange buffer as u32 words. */
     putU32(list) {
       const at = io.reserve(list.length * 4) >>> 2;
       io.u32().set(list, at);
-      return list.length;
-    },
-    putI32(list) {
-      const at = io.reserve(list.length * 4) >>> 2;
-      io.i32().set(list, at);
       return list.length;
     },
 
