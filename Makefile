@@ -64,7 +64,7 @@ build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
 	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $< -o $@ -lm
 
-test-c: $(C_TESTS)
+test-c: deps $(C_TESTS)
 	@for t in $(C_TESTS); do echo "== $$t"; ./$$t || exit 1; done
 
 # Fuzz targets (libFuzzer + ASan/UBSan) for the core's parsers, tries and writers; `make test`
@@ -76,7 +76,7 @@ build/fuzz_%: test/fuzz/fuzz_%.c $(SRC) $(HDR) $(CJSON)
 	clang-14 -std=c11 -g -O1 -Isrc -Ithird_party/cjson -DPS_DEBUG \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(SRC) $(CJSON) $< -o $@ -lm
 
-test-fuzz: $(FUZZ_TARGETS)
+test-fuzz: deps $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do echo "== $$t ($(FUZZ_SECONDS) s)"; \
 	  if ./$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 > $$t.log 2>&1; \
 	  then grep -E "stat::number_of_executed_units" $$t.log; \
@@ -91,7 +91,7 @@ test-browser: deps wasm dist
 	$(NODE) --test test/browser/
 
 # The set-up scripts themselves (the cJSON fetch through a private apt configuration).
-test-setup:
+test-setup: deps
 	$(NODE) --test test/setup/
 
 # The JS linter and formatter (Biome, biome.json) over glue/, tools/, test/, bench/, demo/:

@@ -6,7 +6,7 @@
 // Host entries (resource, navigation, paint, Node's function/gc/...) are not ours: the
 // PerformanceEntry accessors forward them to the host's own accessors, and `instanceof
 // PerformanceEntry` accepts them, so a mixed timeline reads the same way everywhere.
-import { failed, failedConstruct, domException } from './errors.js';
+import { failed, failedConstruct, domException, nameInMessage } from './errors.js';
 import { requireArgs, toDOMString, toDouble, dictionarySource } from './webidl.js';
 import { cloneDetail } from './clone.js';
 import { native, nativeNow, isWindow, TIMING_NAMES, hasNavigationId, currentNavigationId } from './host.js';
@@ -124,7 +124,7 @@ function markSteps(context, name, options) {
     throw domException('SyntaxError', `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`);
   }
   if (startTime !== undefined && startTime < 0) {
-    throw new TypeError(`${context}: '${name}' cannot have a negative start time.`);
+    throw new TypeError(`${context}: '${nameInMessage(name)}' cannot have a negative start time.`);
   }
   const time = startTime === undefined ? nativeNow() : startTime;
   const detail = cloneDetail(rawDetail, context);

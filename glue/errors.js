@@ -59,3 +59,14 @@ export function statusError(status, context, detail) {
 
 export const failed = (op, iface) => `Failed to execute '${op}' on '${iface}'`;
 export const failedConstruct = (iface) => `Failed to construct '${iface}'`;
+
+/** A user-given name as messages quote it: longer than NAME_IN_MESSAGE code units, it is cut
+ *  (never inside a surrogate pair) and marked with '…', so a 10 MB name gives a short message. */
+const NAME_IN_MESSAGE = 100;
+export function nameInMessage(name) {
+  if (name.length <= NAME_IN_MESSAGE) return name;
+  let end = NAME_IN_MESSAGE;
+  const c = name.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return `${name.slice(0, end)}…`;
+}

@@ -19,6 +19,33 @@ const U32 = 0xffffffff;
 
 const isId = (v, n) => Number.isInteger(v) && v >= 0 && v < n;
 
+/** The URL of what is being profiled: the page's (or worker's) location, the main script's
+ *  file: URL in Node, or a placeholder when there is neither (node -e, a REPL). */
+function pageUrl() {
+  const loc = globalThis.location;
+  if (loc && typeof loc.href === 'string' && isUrl(loc.href)) return loc.href;
+  const main =
+    typeof process === 'object' && process && Array.isArray(process.argv)
+      ? process.argv[1]
+      : undefined;
+  if (typeof main === 'string' && /^(\/|[A-Za-z]:[\\/])/.test(main)) {
+    const segments = main.replace(/\\/g, '/').split('/');
+    const path = segments
+      .map((s, i) => (i <= 1 && /^[A-Za-z]:$/.test(s) ? s : encodeURIComponent(s)))
+      .join('/');
+    return `file://${path.startsWith('/') ? '' : '/'}${path}`;
+  }
+  return 'perfshim:profile';
+}
+const isUrl = (s) => {
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** The exporters and importer over one core (the realm's, or a test's debug build). */
 export function createExporters(core) {
   const codec = createTraceCodec(core);
@@ -63,13 +90,17 @@ export function createExporters(core) {
   /**
    * Chrome trace-event JSON: {traceEvents} with the CPU profile (Profile/ProfileChunk) and the
    * marks (instant events) and measures (async begin/end pairs) of `entries` in category
-   * blink.user_timing; every ts in µs since the time origin, the trace's clock.
+   * blink.user_timing, as Chromium writes them (a mark's detail in args.data.detail, a measure's
+   * in args.detail, JSON text); every ts in µs since the time origin, the trace's clock.
+   * `url`: the page's URL for the main frame (default: location.href, or the main script's
+   * file: URL in Node); DevTools drops the main thread of a trace whose URL does not parse.
    */
   function toTraceEvents(trace, options = {}) {
     const op = 'toTraceEvents';
-    const { entries = [], pid = 1, tid = 1 } = options || {};
+    const { entries = [], pid = 1, tid = 1, url = pageUrl() } = options || {};
     if (!isId(pid, U32) || !isId(tid, U32))
       throw fail(op, 'pid and tid must be non-negative integers');
+    if (typeof url !== 'string' || !isUrl(url)) throw fail(op, 'options.url must be a URL');
     if (entries === null || typeof entries[Symbol.iterator] !== 'function')
       throw fail(op, 'options.entries must be iterable');
     // Convert the entries before the export, so a bad entry costs no document.
@@ -91,16 +122,12 @@ export function createExporters(core) {
       } catch {
         detail = undefined;
       }
-      const args = detail === undefined ? {} : { detail };
       if (e.entryType === 'mark') {
-        events.push({
-          ...base,
-          ph: 'I',
-          s: 't',
-          ts: us(e.startTime),
-          args: { ...args, data: { startTime: e.startTime } },
-        });
+        const data =
+          detail === undefined ? { startTime: e.startTime } : { startTime: e.startTime, detail };
+        events.push({ ...base, ph: 'I', s: 't', ts: us(e.startTime), args: { data } });
       } else {
+        const args = detail === undefined ? {} : { detail };
         if (typeof e.duration !== 'number' || !Number.isFinite(e.duration))
           throw fail(op, `${at}.duration must be a finite number`);
         const id = `0x${(++measures).toString(16)}`;
@@ -108,7 +135,9 @@ export function createExporters(core) {
         events.push({ ...base, ph: 'e', id, ts: us(e.startTime + e.duration), args: {} });
       }
     }
-    const doc = exportWith(op, trace, (h) => core.x.ps_export_trace_events(h, pid, tid));
+    const doc = exportWith(op, trace, (h) =>
+      core.x.ps_export_trace_events(h, pid, tid, core.putString(url)),
+    );
     for (const ev of events) doc.traceEvents.push(ev);
     return doc;
   }

@@ -4,15 +4,22 @@ const g = globalThis;
 const perf = g.performance;
 
 export const nativePerformance = perf && typeof perf.now === 'function' ? perf : null;
+/** Where the host's methods live, and where install() puts ours: the prototype that holds now()
+ *  (a real Performance.prototype), else the object itself (a plain-object or null-prototype
+ *  `performance`, as some runtimes and test environments have): never Object.prototype. */
+export const nativeHome = (() => {
+  if (!nativePerformance) return null;
+  const p = Object.getPrototypeOf(perf);
+  return p !== null && Object.prototype.hasOwnProperty.call(p, 'now') && typeof p.now === 'function' ? p : perf;
+})();
 export const nativeNow = nativePerformance
-  ? Function.prototype.call.bind(Object.getPrototypeOf(perf).now || perf.now, perf)
+  ? Function.prototype.call.bind(nativeHome.now, perf)
   : (() => { const t0 = Date.now(); return () => Date.now() - t0; })();
 export const timeOrigin = nativePerformance && typeof perf.timeOrigin === 'number'
   ? perf.timeOrigin : Date.now() - nativeNow();
 
-const proto = nativePerformance ? Object.getPrototypeOf(nativePerformance) : null;
 const pick = (name) => {
-  const f = proto && proto[name];
+  const f = nativeHome && nativeHome[name];
   return typeof f === 'function' ? f : null;
 };
 /** The host's own methods, kept before install replaces them on the prototype. */

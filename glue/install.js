@@ -4,7 +4,7 @@
 // it buffered before install are carried over. By default only what is missing or
 // non-conforming is installed; `force` (or globalThis.PERFSHIM = { force: true } before the
 // import, or data-force on the classic script tag) installs over a conforming host too.
-import { native, nativePerformance, isNode } from './host.js';
+import { native, nativePerformance, nativeHome, isNode } from './host.js';
 
 const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
@@ -103,10 +103,9 @@ function installTimeline(realm) {
   const g = globalThis;
   if (nativePerformance) {
     adoptHostEntries(realm);
-    const proto = Object.getPrototypeOf(nativePerformance);
     for (const [key, fn] of Object.entries(realm.methods)) {
-    if (!MEMORY_METHODS.includes(key)) defineValue(proto, key, fn, true);
-  }
+      if (!MEMORY_METHODS.includes(key)) defineValue(nativeHome, key, fn, true);
+    }
     realm.receivers.add(nativePerformance);
     watchHostObservers(realm);
   } else {
@@ -157,18 +156,19 @@ export function install(realm, options = {}) {
 
 /** Why the host's Measure Memory should be provided ([] = the host has both names). */
 function memoryShortfalls() {
-  const proto = nativePerformance ? Object.getPrototypeOf(nativePerformance) : null;
+  const proto = nativeHome;
   const why = [];
   if (!proto || typeof proto.measureUserAgentSpecificMemory !== 'function') why.push('no measureUserAgentSpecificMemory');
   if (!proto || typeof proto.measureMemory !== 'function') why.push('no measureMemory');
   return why;
 }
 
-/** measureUserAgentSpecificMemory and measureMemory on the host's Performance.prototype. Over
+/** measureUserAgentSpecificMemory and measureMemory where the host's methods live (its
+ *  Performance.prototype, or a plain-object `performance` itself: see nativeHome). Over
  *  a native one (force), ours still uses the native measurement as its source where allowed. */
 function installMemory(realm, force) {
   if (!nativePerformance) return; // the ponyfill performance installed by installTimeline has them
-  const proto = Object.getPrototypeOf(nativePerformance);
+  const proto = nativeHome;
   for (const key of MEMORY_METHODS) {
     if (force || typeof proto[key] !== 'function') defineValue(proto, key, realm.methods[key], true);
   }

@@ -1,7 +1,7 @@
 // The Performance methods perfshim provides (User Timing 3, Performance Timeline 2), and the
 // realm that ties them to one core: `createRealm(core)` returns the ponyfill objects. The same
 // method functions are what `install()` puts on the host's Performance.prototype.
-import { failed, statusError, domException } from './errors.js';
+import { failed, statusError, domException, nameInMessage } from './errors.js';
 import {
   PS_OK, PS_E_HOST_ARG, PS_E_SYNTAX, PS_TYPE_MARK as MARK, PS_TYPE_MEASURE as MEASURE,
   PS_ARG_ABSENT as ABSENT, PS_ARG_TIME as TIME, PS_ARG_MARK as NAMED, PS_ARG_UNKNOWN_MARK as UNKNOWN,
@@ -163,7 +163,7 @@ export function createRealm(core, { host = true } = {}) {
         const arg = o[2];
         if (st === PS_E_HOST_ARG) throw arg === 0 ? sErr : eErr;
         if (st === PS_E_SYNTAX) {
-          throw statusError(st, context, `The mark '${arg === 0 ? start : end}' does not exist.`);
+          throw statusError(st, context, `The mark '${nameInMessage(arg === 0 ? start : end)}' does not exist.`);
         }
         throw statusError(st, context);
       }

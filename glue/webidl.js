@@ -17,9 +17,12 @@ export function toDOMString(v, context) {
   return String(v);
 }
 
-/** WebIDL double (restricted): ToNumber, then NaN and infinities are a TypeError. */
+/** WebIDL double (restricted): ToNumber (a TypeError for BigInt and Symbol, also from an
+ *  object's valueOf; Number() would convert a BigInt), then NaN and infinities are a TypeError. */
 export function toDouble(v, context, what) {
-  const n = typeof v === 'number' ? v : Number(v);
+  if (typeof v === 'bigint')
+    throw new TypeError(`${context}: Cannot convert a BigInt value to a number`);
+  const n = typeof v === 'number' ? v : +v;
   if (!Number.isFinite(n))
     throw new TypeError(
       `${context}: The provided double value${what ? ` for ${what}` : ''} is non-finite.`,

@@ -12,7 +12,7 @@
  *   - children lists (the .cpuprofile wants them) come from one counting pass over the parent
  *     column (a compressed sparse row: offsets per stack, then the child ids);
  *   - speedscope's root-first frame lists come from walking the parent column into a scratch
- *     array of at most `stacks` ids.
+ *     array of at most `stacks` + 2 ids (a stack, then at most the two meta frames on top).
  * Invariants of the output (checked by test/c/test_export.c and the node suites): every node or
  * frame index written is in range; the root / meta nodes appear only once; samples appear in the
  * trace's (time) order; time deltas sum back to each sample's time in whole µs.
@@ -86,9 +86,8 @@ NOINLINE static void u_escape(writer *w, uint32_t code)
 /* A JSON string (RFC 8259 §7): quote, backslash and control characters escaped. The core holds
  * names as WTF-8 (glue/loader.js putString), so a lone surrogate (ED A0..BF xx) is written as its
  * \u escape, which JSON.parse turns back into the same UTF-16 code unit. */
-NOINLINE static void str(writer *w, const uint8_t *s, uint32_t n)
+NOINLINE static void str_body(writer *w, const uint8_t *s, uint32_t n)
 {
-    ch(w, '"');
     uint32_t run = 0; /* start of the bytes copied as they are */
     for (uint32_t i = 0; i < n; i++) {
         uint8_t c = s[i];
@@ -114,6 +113,12 @@ NOINLINE static void str(writer *w, const uint8_t *s, uint32_t n)
         run = i + 1;
     }
     put(w, s + run, n - run);
+}
+
+NOINLINE static void str(writer *w, const uint8_t *s, uint32_t n)
+{
+    ch(w, '"');
+    str_body(w, s, n);
     ch(w, '"');
 }
 
@@ -372,8 +377,9 @@ PS_API int32_t ps_export_cpuprofile(int32_t h)
 
 /* ---- Chrome trace events ----------------------------------------------------------------------
  * The Trace Event Format (docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
- * metadata events (ph "M": process_name, thread_name), TracingStartedInBrowser and one RunTask
- * (ph "X") spanning the samples, as DevTools' Performance panel expects of a page's main thread
+ * metadata events (ph "M": process_name, thread_name), TracingStartedInBrowser (its frame's url
+ * is the page's) and one RunTask (ph "X") from 1 µs before the first sample to one interval
+ * after the last, as DevTools' Performance panel expects of a page's main thread
  * (the same events push-based/cpu-prof writes for DevTools), and the CPU profile as Chrome's tracing
  * writes it for DevTools: a "Profile" sample event (ph "P", category
  * disabled-by-default-v8.cpu_profiler, id) with data.startTime, then "ProfileChunk" events with
@@ -397,31 +403,45 @@ NOINLINE static void event_head(writer *w, const char *name, const char *ph, con
     num(w, ts);
 }
 
-PS_API int32_t ps_export_trace_events(int32_t h, uint32_t pid, uint32_t tid)
+PS_API int32_t ps_export_trace_events(int32_t h, uint32_t pid, uint32_t tid, uint32_t url_len)
 {
     view v;
     if (view_of(h, &v) != PS_OK) return PS_E_ARG;
+    uint8_t *url = malloc((size_t)url_len + 1);
+    if (!url) return PS_E_NOMEM;
+    memcpy(url, ps__exchange_bytes(), url_len);
     meta_ids m = meta_of(&v);
     writer *w = &W;
     w->len = 0;
     long long start = v.nsm ? to_us(v.ts[0]) : 0, end = v.nsm ? to_us(v.ts[v.nsm - 1]) : 0;
+    /* One mean sample interval: the last sample's share of time, after it. The task starts 1 µs
+     * before the first sample: DevTools nests an event in a sample's call that starts and ends
+     * with it, and the task must hold the calls, as in Chromium's own traces. */
+    long long interval = v.nsm > 1 ? (end - start) / (long long)(v.nsm - 1) : 0;
+    long long task = start > 0 ? start - 1 : start;
     raw(w, "{\"traceEvents\":[");
     event_head(w, "process_name", "M", "__metadata", pid, tid, 0);
     raw(w, ",\"args\":{\"name\":\"perfshim\"}},\n");
     /* DevTools finds the page's main thread by this name. */
     event_head(w, "thread_name", "M", "__metadata", pid, tid, 0);
     raw(w, ",\"args\":{\"name\":\"CrRendererMain\"}},\n");
-    /* The event DevTools' Performance panel starts a recording at. */
-    event_head(w, "TracingStartedInBrowser", "I", "disabled-by-default-devtools.timeline", pid, tid, start);
+    /* The event DevTools' Performance panel starts a recording at. Its main frame's url must be
+     * a URL (DevTools' trace engine parses it and drops a renderer process whose url does not
+     * parse, and with it the main thread and its call tree): the shim passes the page's. */
+    event_head(w, "TracingStartedInBrowser", "I", "disabled-by-default-devtools.timeline", pid, tid, task);
     raw(w, ",\"s\":\"t\",\"args\":{\"data\":{\"frameTreeNodeId\":1,\"persistentIds\":true,"
-           "\"frames\":[{\"frame\":\"perfshim\",\"url\":\"\",\"name\":\"\",\"isInPrimaryMainFrame\":true,"
-           "\"isOutermostMainFrame\":true,\"processId\":");
+           "\"frames\":[{\"frame\":\"perfshim\",\"url\":");
+    str(w, url, url_len);
+    raw(w, ",\"name\":\"\",\"isInPrimaryMainFrame\":true,\"isOutermostMainFrame\":true,\"processId\":");
     num(w, pid);
     raw(w, "}]}}},\n");
-    /* One task around the recording: DevTools' main-thread track draws samples inside tasks. */
-    event_head(w, "RunTask", "X", "devtools.timeline", pid, tid, start);
+    free(url);
+    /* One task around the recording: DevTools' main-thread track draws samples inside tasks. It
+     * ends one sample interval after the last sample (the time that sample stands for): ending
+     * at the last sample would split that sample off the task. */
+    event_head(w, "RunTask", "X", "devtools.timeline", pid, tid, task);
     raw(w, ",\"dur\":");
-    num(w, end - start);
+    num(w, end + interval - task);
     raw(w, ",\"args\":{}},\n");
     event_head(w, "Profile", "P", "disabled-by-default-v8.cpu_profiler", pid, tid, start);
     raw(w, ",\"id\":\"0x1\",\"args\":{\"data\":{\"startTime\":");
@@ -454,7 +474,29 @@ PS_API int32_t ps_export_trace_events(int32_t h, uint32_t pid, uint32_t tid)
  * https://www.speedscope.app/file-format-schema.json): shared.frames [{name, file?, line?, col?}],
  * one "sampled" profile whose samples are frame-index lists outermost first, with one weight per
  * sample (here the time to the next sample; the last gets the mean interval), unit milliseconds.
- * line/col are written as the trace has them (1-based), as speedscope's own importers do. */
+ * line/col are written as the trace has them (1-based), as speedscope's own importers do.
+ * Two things follow speedscope's own .cpuprofile import (src/import/chrome.ts), so a profile looks
+ * the same either way: a function without a name is "(anonymous <file's last path segment>:<line>)"
+ * ("(anonymous)" without a file), and a stackless sample ("(garbage collector)", "(program)") sits
+ * on top of the stack the previous sample left open, or cuts that stack back to where the same
+ * meta frame already is, instead of standing alone at the root. */
+
+/* A frame's display name: its own, or speedscope's name for an anonymous function. */
+static void speedscope_name(writer *w, const view *v, uint32_t f)
+{
+    uint32_t len = 0, flen = 0;
+    const uint8_t *name = ps__trace_string(v->h, 1, v->fname[f], &len);
+    if (name && len) { str(w, name, len); return; }
+    const uint8_t *file = v->fres[f] >= 0 ? ps__trace_string(v->h, 0, (uint32_t)v->fres[f], &flen) : 0;
+    if (!file || !flen) { raw(w, "\"(anonymous)\""); return; }
+    uint32_t base = flen;
+    while (base && file[base - 1] != '/') base--;
+    raw(w, "\"(anonymous ");
+    str_body(w, file + base, flen - base);
+    ch(w, ':');
+    num(w, v->fline[f]);
+    raw(w, ")\"");
+}
 
 PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
 {
@@ -464,7 +506,8 @@ PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
     if (!name) return PS_E_NOMEM;
     memcpy(name, xb, name_len);
     if (view_of(h, &v) != PS_OK) { free(name); return PS_E_ARG; }
-    uint32_t *path = malloc((size_t)v.ns * 4 + 4);
+    /* The open stack, root first: a stack's frames, plus at most the two meta frames on top. */
+    uint32_t *path = malloc((size_t)v.ns * 4 + 8);
     if (!path) { free(name); return PS_E_NOMEM; }
     writer *w = &W;
     w->len = 0;
@@ -473,7 +516,7 @@ PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
     for (uint32_t f = 0; f < v.nf; f++) {
         if (f) ch(w, ',');
         raw(w, "{\"name\":");
-        string_of(w, &v, 1, (int32_t)v.fname[f]);
+        speedscope_name(w, &v, f);
         if (v.fres[f] >= 0) { raw(w, ",\"file\":"); string_of(w, &v, 0, v.fres[f]); }
         if (v.fline[f]) { raw(w, ",\"line\":"); num(w, v.fline[f]); }
         if (v.fcol[f]) { raw(w, ",\"col\":"); num(w, v.fcol[f]); }
@@ -490,16 +533,25 @@ PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
     raw(w, ",\"endValue\":");
     ms(w, last + tail);
     raw(w, ",\"samples\":[");
+    uint32_t depth = 0;
     for (uint32_t i = 0; i < v.nsm; i++) {
         if (i) ch(w, ',');
         ch(w, '[');
         int32_t s = v.sstack[i];
-        if (s < 0) num(w, v.mk[i] == PS_MARKER_GC ? gc_frame : prog_frame);
-        uint32_t depth = 0;
-        for (; s >= 0 && depth < v.ns; s = v.sparent[s]) path[depth++] = v.sframe[s];
-        while (depth) {
-            num(w, path[--depth]);
-            if (depth) ch(w, ',');
+        if (s >= 0) {
+            depth = 0;
+            for (int32_t k = s; k >= 0 && depth < v.ns; k = v.sparent[k]) depth++;
+            uint32_t d = depth;
+            for (int32_t k = s; d; k = v.sparent[k]) path[--d] = v.sframe[k];
+        } else {
+            uint32_t meta = v.mk[i] == PS_MARKER_GC ? gc_frame : prog_frame, k = 0;
+            while (k < depth && path[k] != meta) k++;
+            if (k < depth) depth = k + 1;
+            else path[depth++] = meta;
+        }
+        for (uint32_t k = 0; k < depth; k++) {
+            if (k) ch(w, ',');
+            num(w, path[k]);
         }
         ch(w, ']');
     }

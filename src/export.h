@@ -22,8 +22,9 @@ PS_API int32_t ps_export_cpuprofile(int32_t trace);
  * exchange buffer. */
 PS_API int32_t ps_export_speedscope(int32_t trace, uint32_t name_len);
 /* Chrome's trace-event format: {"traceEvents":[metadata, Profile, ProfileChunk]} on process
- * `pid`, thread `tid`; the shim appends the user-timing events. */
-PS_API int32_t ps_export_trace_events(int32_t trace, uint32_t pid, uint32_t tid);
+ * `pid`, thread `tid`, the main frame's url the `url_len` UTF-8 bytes at the exchange buffer; the
+ * shim appends the user-timing events. */
+PS_API int32_t ps_export_trace_events(int32_t trace, uint32_t pid, uint32_t tid, uint32_t url_len);
 /* The Firefox Profiler's processed profile format, version 58: one thread named by the
  * `name_len` UTF-8 bytes at the exchange buffer, meta.startTime `start_ms` (ms since the epoch of
  * the trace's time origin), meta.interval `interval_ms` (<= 0: the mean sample interval). */

@@ -76,7 +76,7 @@ TEST(an_empty_trace_exports_a_root_and_no_samples)
     CHECK_EQ_INT(cJSON_GetArraySize(get(prof, "samples")), 0);
     CHECK_EQ_INT(cJSON_GetArraySize(get(prof, "weights")), 0);
     cJSON_Delete(p);
-    p = parse(ps_export_trace_events(t, 1, 1));
+    p = parse(ps_export_trace_events(t, 1, 1, puts_("about:blank")));
     CHECK(p != 0);
     CHECK(cJSON_GetArraySize(get(p, "traceEvents")) == 6);
     cJSON_Delete(p);
@@ -122,8 +122,12 @@ TEST(names_and_urls_are_escaped)
     CHECK(strcmp(strv(fr, "file"), url) == 0);
     CHECK(strcmp(strv(p, "name"), "n\"ame") == 0);
     cJSON_Delete(p);
-    p = parse(ps_export_trace_events(u, 7, 9));
+    p = parse(ps_export_trace_events(u, 7, 9, puts_(url)));
     CHECK(p != 0);
+    const cJSON *started = cJSON_GetArrayItem(get(p, "traceEvents"), 2);
+    CHECK(strcmp(strv(started, "name"), "TracingStartedInBrowser") == 0);
+    const cJSON *main_frame = cJSON_GetArrayItem(get(get(get(started, "args"), "data"), "frames"), 0);
+    CHECK(main_frame && strcmp(strv(main_frame, "url"), url) == 0);
     cJSON_Delete(p);
     p = parse(ps_export_firefox(u, puts_("t\x01"), 0, 0));
     CHECK(p != 0);
@@ -206,7 +210,8 @@ TEST(speedscope_samples_are_root_first_with_weights_to_the_next_sample)
     CHECK(get(cJSON_GetArrayItem(frames, 2), "line") == 0);          /* absent when unknown */
     const cJSON *prof = cJSON_GetArrayItem(get(p, "profiles"), 0);
     char *samples = cJSON_PrintUnformatted(get(prof, "samples"));
-    CHECK(strcmp(samples, "[[0,1],[0,3],[5],[4],[0,1,2]]") == 0);
+    /* gc on top of the stack that was running, (program) on top of that (speedscope's import). */
+    CHECK(strcmp(samples, "[[0,1],[0,3],[0,3,5],[0,3,5,4],[0,1,2]]") == 0);
     free(samples);
     char *weights = cJSON_PrintUnformatted(get(prof, "weights"));
     CHECK(strcmp(weights, "[1,0,1.5,1.5,1]") == 0);   /* last: the mean interval */
@@ -218,19 +223,43 @@ TEST(speedscope_samples_are_root_first_with_weights_to_the_next_sample)
     ps_trace_free(t);
 }
 
+TEST(speedscope_names_anonymous_functions_as_its_cpuprofile_import_does)
+{
+    int32_t t = ps_trace_new(10);
+    int32_t f0 = frame(t, "", "https://x/dir/app.js?v=1", 7, 2), f1 = frame(t, "", 0, 0, 0);
+    int32_t f2 = frame(t, "", "file:///a \"q\".js", 0, 0), f3 = frame(t, "named", "https://x/b.js", 1, 1);
+    int32_t s0 = ps_trace_stack(t, -1, (uint32_t)f0), s1 = ps_trace_stack(t, s0, (uint32_t)f1);
+    int32_t s2 = ps_trace_stack(t, s1, (uint32_t)f2), s3 = ps_trace_stack(t, s2, (uint32_t)f3);
+    ps_trace_sample(t, 1, s3, 0);
+    cJSON *p = parse(ps_export_speedscope(t, puts_("anon")));
+    CHECK(p != 0);
+    const cJSON *frames = get(get(p, "shared"), "frames");
+    CHECK(strcmp(strv(cJSON_GetArrayItem(frames, 0), "name"), "(anonymous app.js?v=1:7)") == 0);
+    CHECK(strcmp(strv(cJSON_GetArrayItem(frames, 1), "name"), "(anonymous)") == 0);
+    CHECK(strcmp(strv(cJSON_GetArrayItem(frames, 2), "name"), "(anonymous a \"q\".js:0)") == 0);
+    CHECK(strcmp(strv(cJSON_GetArrayItem(frames, 3), "name"), "named") == 0);
+    CHECK(strcmp(strv(cJSON_GetArrayItem(frames, 0), "file"), "https://x/dir/app.js?v=1") == 0);
+    cJSON_Delete(p);
+    ps_trace_free(t);
+}
+
 TEST(trace_events_carry_the_profile_as_one_chunk_with_parents)
 {
     int32_t t = small_trace();
-    cJSON *p = parse(ps_export_trace_events(t, 3, 4));
+    cJSON *p = parse(ps_export_trace_events(t, 3, 4, puts_("https://a.test/page")));
     CHECK(p != 0);
-    const cJSON *ev = get(p, "traceEvents"), *chunk = 0, *profile = 0, *e;
+    const cJSON *ev = get(p, "traceEvents"), *chunk = 0, *profile = 0, *task = 0, *e;
     cJSON_ArrayForEach(e, ev) {
         CHECK_EQ_DBL(numv(e, "pid"), 3);
         CHECK_EQ_DBL(numv(e, "tid"), 4);
         if (!strcmp(strv(e, "name"), "ProfileChunk")) chunk = e;
         if (!strcmp(strv(e, "name"), "Profile")) profile = e;
+        if (!strcmp(strv(e, "name"), "RunTask")) task = e;
     }
-    CHECK(chunk && profile);
+    CHECK(chunk && profile && task);
+    /* Samples at 1000..5000 µs, 5 of them: the task starts 1 µs before the first and ends one
+     * mean interval (1000) after the last. */
+    if (task) { CHECK_EQ_DBL(numv(task, "ts"), 999); CHECK_EQ_DBL(numv(task, "dur"), 5001); }
     if (chunk && profile) {
         CHECK(strcmp(strv(chunk, "id"), strv(profile, "id")) == 0);
         CHECK_EQ_DBL(numv(get(get(profile, "args"), "data"), "startTime"), 1000);
@@ -320,7 +349,7 @@ TEST(bad_handles_are_refused)
     CHECK_EQ_INT(ps_export_cpuprofile(0), PS_E_ARG);
     CHECK_EQ_INT(ps_export_cpuprofile(999), PS_E_ARG);
     CHECK_EQ_INT(ps_export_speedscope(-1, 0), PS_E_ARG);
-    CHECK_EQ_INT(ps_export_trace_events(12345, 1, 1), PS_E_ARG);
+    CHECK_EQ_INT(ps_export_trace_events(12345, 1, 1, 0), PS_E_ARG);
     CHECK_EQ_INT(ps_export_firefox(0, 0, 0, 0), PS_E_ARG);
     ps_blob_release();
     ps_blob_release();   /* twice is fine */
@@ -332,6 +361,7 @@ int main(void)
     RUN(names_and_urls_are_escaped);
     RUN(cpuprofile_nodes_children_hits_and_deltas);
     RUN(speedscope_samples_are_root_first_with_weights_to_the_next_sample);
+    RUN(speedscope_names_anonymous_functions_as_its_cpuprofile_import_does);
     RUN(trace_events_carry_the_profile_as_one_chunk_with_parents);
     RUN(firefox_tables_map_the_trie_with_prefix_as_parent);
     RUN(deep_stacks_export_without_recursion);

@@ -45,7 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *name = ps_exchange_reserve(4);
     memcpy(name, "fuzz", 4);
     check_export(ps_export_speedscope(h, 4));
-    check_export(ps_export_trace_events(h, 1, 1));
+    name = ps_exchange_reserve(9);
+    memcpy(name, "file:///f", 9);
+    check_export(ps_export_trace_events(h, 1, 1, 9));
     name = ps_exchange_reserve(4);
     memcpy(name, "fuzz", 4);
     check_export(ps_export_firefox(h, 4, 0, 1));

@@ -12,11 +12,17 @@ const { toCpuProfile, fromCpuProfile } = exportersUnderTest();
 
 async function nodeTrace() {
   const Profiler = getProfiler();
-  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 10000 });
-  outerWork(60);
-  spinFor(20);
-  const t = await p.stop();
-  assertTraceInvariants(t);
+  // A loaded machine can starve V8's sampler thread: profile again (at most 3 times) until the
+  // trace has enough samples to make the round trip meaningful.
+  let t;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const p = new Profiler({ sampleInterval: 1, maxBufferSize: 10000 });
+    outerWork(60 * (attempt + 1));
+    spinFor(20);
+    t = await p.stop();
+    assertTraceInvariants(t);
+    if (t.samples.length > 5) break;
+  }
   assert.ok(t.samples.length > 5, 'the profiler sampled');
   return t;
 }

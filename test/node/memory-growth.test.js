@@ -130,7 +130,7 @@ test('a worker blocked in a native call past the timeout is left out, the rest r
   const idle = await startWorker(new URL('?idle', FIXTURE));
   blocked.postMessage('block-in-native');
   await message(blocked, 'blocking');
-  const measure = createMeasureMemory(loadCore(), { source: (core) => measureNode(core, { workerTimeoutMs: 300 }) });
+  const measure = createMeasureMemory(loadCore(), { source: (core) => measureNode(core, { workerTimeoutMs: 1500 }) });
   const m = await measure();
   assert.equal(bytesOf(m, isWorker(new URL('?blocked', FIXTURE).href)), 0, 'the blocked worker is absent');
   assert.ok(bytesOf(m, isWorker(new URL('?idle', FIXTURE).href), 'JavaScript') > 0, 'the idle one is measured');
