@@ -39,7 +39,7 @@ class NativeSampler extends ChunkedSampler {
   }
 
   importChunk(trace, chunk, until) {
-    this.codec.importTrace(this.h, trace, until, this.last);
+    this.codec.importTrace(this.h, trace, until, this.last, undefined, true);
   }
 
   discardChunk(chunk) {

@@ -217,9 +217,18 @@ export function createTraceCodec(core) {
      * `h`: ids are re-interned (§get an element ID), so duplicates collapse and the result obeys
      * the core's invariants; samples go in time order. Samples after `untilMs` or at or before
      * `afterMs` are skipped. What is not a trace is a TypeError naming the member (`context`:
-     * the message's prefix). Returns the number of samples appended.
+     * the message's prefix). `lenientMarkers`: a marker string this build does not know (a
+     * browser's newer one) becomes 'other' instead of an error. Returns the number of samples
+     * appended.
      */
-    importTrace(h, t, untilMs = Infinity, afterMs = -Infinity, context = CONTEXT) {
+    importTrace(
+      h,
+      t,
+      untilMs = Infinity,
+      afterMs = -Infinity,
+      context = CONTEXT,
+      lenientMarkers = false,
+    ) {
       const fail = (detail) => statusError(PS_E_PARSE, context, detail);
       if (t === null || typeof t !== 'object')
         throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
@@ -272,7 +281,15 @@ export function createTraceCodec(core) {
         const s = samples[i];
         f64[w] = num(s.timestamp);
         f64[w + 1] = num(s.stackId);
-        f64[w + 2] = absent(s.marker) ? 0 : MARKER_CODE.get(s.marker) || -1;
+        const m = absent(s.marker) ? 0 : MARKER_CODE.get(s.marker);
+        f64[w + 2] =
+          m !== undefined && m !== 0
+            ? m
+            : absent(s.marker)
+              ? 0
+              : lenientMarkers
+                ? abi.PS_MARKER_OTHER
+                : -1;
       }
       return this.checkImport(
         core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.at, afterMs, untilMs),

@@ -116,6 +116,15 @@ test('malformed traces are TypeErrors', () => {
   }
 });
 
+test('a marker this build does not know is an error, or "other" for a browser\'s own trace', () => {
+  const t = { ...NATIVE, samples: [{ timestamp: 1, marker: 'future' }, { timestamp: 2, marker: 'gc' }] };
+  const h = codec.create(100);
+  assert.throws(() => codec.importTrace(h, t), (e) => e.constructor === TypeError && /samples\[0\]\.marker future/.test(e.message));
+  assert.equal(codec.importTrace(h, t, Infinity, -Infinity, undefined, true), 2);
+  assert.deepEqual(codec.read(h).samples.map((x) => x.marker), ['other', 'gc']);
+  codec.free(h);
+});
+
 test('addSample interns frames and walks the trie per sample', () => {
   const h = codec.create(100);
   const f = (name, line) => ({ name, resource: 'file:///x.js', line, column: 1 });
