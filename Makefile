@@ -20,7 +20,7 @@ NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson 
 
 GLUE := $(sort $(wildcard glue/*.js) glue/abi.js)
 
-.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz lint format bench check-built demo clean toolchain
+.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz lint format bench check-built demo example test-pprof-go clean toolchain
 all: wasm dist
 
 toolchain:
@@ -119,10 +119,29 @@ bench: deps wasm dist
 	$(NODE) bench/memory.mjs
 	$(NODE) bench/profiler.mjs
 	$(NODE) bench/export.mjs
+	$(NODE) bench/node-integrations.mjs
 
 # The demo needs only Node: wasm/ and dist/ are committed.
 demo:
 	$(NODE) demo/serve.mjs
+
+# The profiling CLI on a sample script (a worker thread, marks and measures): every format in
+# build/example-profile/, the top functions printed.
+example:
+	$(NODE) glue/cli/perfshim.js profile --out build/example-profile \
+	  --format trace,cpuprofile,speedscope,firefox,pprof -- demo/profile-me.mjs
+
+# The example's pprof files read by Go's own pprof (needs golang-go: apt-get install golang-go;
+# not part of `make test`, which checks them with pprof-format): functions, wall time, labels.
+test-pprof-go: example
+	@command -v go >/dev/null || { echo "test-pprof-go needs go: apt-get install golang-go"; exit 1; }
+	go tool pprof -top build/example-profile/main.pb.gz > build/example-profile/pprof-top.txt
+	go tool pprof -top build/example-profile/worker-1.pb.gz >> build/example-profile/pprof-top.txt
+	@cat build/example-profile/pprof-top.txt
+	@for s in 'Type: wall' makeOrders serialize countPrimes; do \
+	  grep -q "$$s" build/example-profile/pprof-top.txt || { echo "go tool pprof -top: no '$$s'"; exit 1; }; done
+	go tool pprof -raw -tagfocus measure=serialize build/example-profile/main.pb.gz | grep -q 'measure:\[serialize\]'
+	@echo "go tool pprof reads the files"
 
 clean:
 	rm -rf build

@@ -8,6 +8,8 @@
 // (importChunk) and is dropped unread (discardChunk), then calls begin().
 import { nativeNow } from './host.js';
 
+const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then === 'function';
+
 export class ChunkedSampler {
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
     this.codec = codec;
@@ -21,7 +23,8 @@ export class ChunkedSampler {
     this.chunks = 0; // chunks started so far (handovers + 1)
     this.handoverMs = 0; // how long the last hand-over blocked the thread
     this.timer = null;
-    this.pending = Promise.resolve(); // folds in chunk order
+    this.pending = Promise.resolve(); // asynchronous folds, in chunk order
+    this.chained = false; // whether a fold went through `pending`
   }
 
   begin() {
@@ -50,7 +53,9 @@ export class ChunkedSampler {
     this.last = this.codec.lastTimestamp(this.h);
   }
 
-  /** The buffer may be full: hand over to a new chunk, fold the old one, and decide. */
+  /** The buffer may be full: hand over to a new chunk, fold the old one, and decide. A chunk
+   *  that stops synchronously (V8's) is folded at once; one that stops asynchronously
+   *  (Chromium's) is folded in order after the ones before it. */
   check() {
     this.clearTimer();
     if (!this.chunk) return;
@@ -66,22 +71,32 @@ export class ChunkedSampler {
       return;
     }
     blocked = nativeNow() - blocked;
-    this.pending = this.pending
-      .then(() => stopped)
-      .then((result) => {
-        const t0 = nativeNow();
-        this.fold(result, old, Infinity);
-        this.handoverMs = blocked + nativeNow() - t0;
-        if (!this.chunk) return; // stopped meanwhile
-        if (this.codec.info(this.h).samples >= this.max) {
-          // §take a sample step 1: the next sample finds the buffer full.
-          this.close();
-          this.onFull();
-        } else {
-          this.schedule();
-        }
-      })
-      .catch((e) => this.fail(e));
+    const after = (result) => {
+      const t0 = nativeNow();
+      this.fold(result, old, Infinity);
+      this.handoverMs = blocked + nativeNow() - t0;
+      if (!this.chunk) return; // stopped meanwhile
+      if (this.codec.info(this.h).samples >= this.max) {
+        // §take a sample step 1: the next sample finds the buffer full.
+        this.close();
+        this.onFull();
+      } else {
+        this.schedule();
+      }
+    };
+    if (isPromise(stopped)) {
+      this.chained = true;
+      this.pending = this.pending
+        .then(() => stopped)
+        .then(after)
+        .catch((e) => this.fail(e));
+      return;
+    }
+    try {
+      after(stopped);
+    } catch (e) {
+      this.fail(e);
+    }
   }
 
   /** Nothing to throw to from a timer: stop sampling and let stop() reject with `e`. */
@@ -90,14 +105,21 @@ export class ChunkedSampler {
     this.close();
   }
 
-  /** Stop sampling; resolves once every sample up to `until` (performance.now() time) is in. */
-  async stop(until) {
+  /** Stop sampling and fold every sample up to `until` (performance.now() time): synchronously
+   *  when the chunks stop synchronously (a Node exit handler relies on it), else a promise. */
+  stop(until) {
     this.clearTimer();
     const chunk = this.chunk;
     this.chunk = null;
-    await this.pending;
-    if (this.error) throw this.error;
-    if (chunk) this.fold(await this.stopChunk(chunk), chunk, until);
+    const finish = () => {
+      if (this.error) throw this.error;
+      if (!chunk) return undefined;
+      const stopped = this.stopChunk(chunk);
+      if (isPromise(stopped)) return stopped.then((result) => this.fold(result, chunk, until));
+      this.fold(stopped, chunk, until);
+      return undefined;
+    };
+    return this.chained ? this.pending.then(finish) : finish();
   }
 
   clearTimer() {

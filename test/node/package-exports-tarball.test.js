@@ -1,5 +1,6 @@
 // Every target of package.json's exports map exists in the packed tarball and loads: `npm pack`,
-// install the tarball into an empty project (offline), then import every export (ESM) and
+// install the tarball (and its runtime dependencies, packed from node_modules) into an empty
+// project (offline), then import every export (ESM) and
 // require every CommonJS-loadable one. Reads the exports map, so new exports are covered too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +21,12 @@ before(() => {
   project = join(work, 'project');
   execFileSync('mkdir', [project]);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty', version: '1.0.0', private: true }));
-  npm(['install', '--no-package-lock', join(work, tarball)], project);
+  // The package's runtime dependencies come from this checkout's node_modules, packed the same
+  // way, so the install stays offline and still resolves exactly what package.json declares.
+  const deps = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies || {});
+  const depTarballs = deps.map((d) => join(work,
+    JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work, join(root, 'node_modules', d)], root))[0].filename));
+  npm(['install', '--no-package-lock', join(work, tarball), ...depTarballs], project);
   pkg = JSON.parse(readFileSync(join(project, 'node_modules/perfshim/package.json'), 'utf8'));
 });
 after(() => { if (work) rmSync(work, { recursive: true, force: true }); });

@@ -1,0 +1,123 @@
+// `perfshim profile`'s preload (node --import), run in the profiled process's main thread and in
+// every worker thread started from a file (Node applies --import to those; eval workers and
+// workers given their own execArgv run without it). It installs perfshim on the globals (so the
+// script's marks and measures land in perfshim's timeline), starts a Profiler, and when the
+// thread exits (end of work, process.exit(), an uncaught exception, SIGINT through the default
+// below) writes {trace, entries, timeOrigin, ...} as JSON to PERFSHIM_PROFILE_DIR for the CLI.
+//
+// Exit is synchronous (no promise settles after 'exit'), and Profiler.stop() hands its trace
+// over only in a later microtask. So the Profiler is created over a wrapper of this runtime's
+// sample source that keeps the session's trace handle and sampler: at exit the sampler is
+// stopped and the trace read from the core synchronously, exactly what stop() would resolve.
+import { writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMainThread, threadId } from 'node:worker_threads';
+import { install, performance } from '../index.js';
+import { createProfilerClass, defaultSource } from '../profiler.js';
+
+const dir = process.env.PERFSHIM_PROFILE_DIR;
+// The process the CLI started is the root; Node processes it forks (child_process.fork passes
+// --import on) and their workers are profiled too, under their own names.
+if (dir && isMainThread && !process.env.PERFSHIM_PROFILE_ROOT) process.env.PERFSHIM_PROFILE_ROOT = String(process.pid);
+const isRoot = process.env.PERFSHIM_PROFILE_ROOT === String(process.pid);
+const progressFd = isRoot && isMainThread ? Number(process.env.PERFSHIM_PROFILE_PROGRESS_FD) : NaN;
+const thread = isMainThread ? 'main' : `worker-${threadId}`;
+const name = isRoot ? thread : `process-${process.pid}-${thread}`;
+const file = () => join(dir, `thread-${process.pid}-${threadId}.json`);
+
+/** A line to the CLI (main thread only; nothing when the CLI went away). */
+function tell(message) {
+  if (!Number.isInteger(progressFd) || progressFd <= 2) return false;
+  try {
+    writeSync(progressFd, `${JSON.stringify(message)}\n`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (dir) {
+  try {
+    await start();
+  } catch (e) {
+    // The script still runs, unprofiled; the CLI reports why.
+    writeFileSync(file(), JSON.stringify({
+      pid: process.pid, isRoot, threadId, isMainThread, name, error: String(e && e.stack ? e.stack : e), trace: null, entries: [],
+    }));
+  } finally {
+    // The CLI holds Ctrl-C (when forwarding) and --duration until this thread's set-up is done.
+    tell({ ready: true });
+  }
+}
+
+async function start() {
+  const interval = Number(process.env.PERFSHIM_PROFILE_INTERVAL) || 1;
+  const maxSamples = Number(process.env.PERFSHIM_PROFILE_MAX_SAMPLES) || 1_000_000;
+  install();
+  // Node < 20.16 as an ES module loads node:inspector asynchronously: let it arrive.
+  await import('node:inspector');
+  await null;
+
+  const base = defaultSource();
+  let session = null;      // { codec, h, sampler } of the running profile
+  let full = null;         // the trace kept when the buffer filled up
+  const source = {
+    ...base,
+    start(codec, h, intervalMs, max, onFull) {
+      const s = { codec, h, sampler: null };
+      s.sampler = base.start(codec, h, intervalMs, max, () => {
+        full = codec.read(h); // the first `max` samples; the Profiler drops the trace next
+        session = null;
+        onFull();
+      });
+      session = s;
+      return s.sampler;
+    },
+  };
+  const Profiler = createProfilerClass(globalThis[Symbol.for('perfshim.realm')].core, { source });
+  const profiler = new Profiler({ sampleInterval: interval, maxBufferSize: maxSamples });
+  const started = performance.now();
+
+  let written = false;
+  process.on('exit', (code) => {
+    if (written) return;
+    written = true;
+    let trace = full, error;
+    try {
+      if (session) {
+        session.sampler.stop(performance.now());
+        trace = session.codec.read(session.h);
+      }
+    } catch (e) {
+      error = String(e && e.stack ? e.stack : e);
+    }
+    const entries = [];
+    for (const e of performance.getEntries()) {
+      if (e.entryType !== 'mark' && e.entryType !== 'measure') continue;
+      let detail = null;
+      try { detail = e.detail === undefined ? null : JSON.parse(JSON.stringify(e.detail)); } catch { /* not JSON */ }
+      entries.push({ entryType: e.entryType, name: e.name, startTime: e.startTime, duration: e.duration, detail });
+    }
+    const out = {
+      pid: process.pid, isRoot, threadId, isMainThread, code, error, name,
+      url: isMainThread ? (process.argv[1] || '') : '',
+      timeOrigin: performance.timeOrigin, interval: profiler.sampleInterval, started,
+      bufferFull: full !== null, maxSamples, trace, entries,
+    };
+    writeFileSync(file(), JSON.stringify(out));
+  });
+
+  if (isMainThread) {
+    // Ctrl-C: when the script has no SIGINT handler of its own, end it as Node would (exit code
+    // 130) but through 'exit', so the profile is written. A script with its own handler decides.
+    process.on('SIGINT', function perfshimSigint() {
+      if (process.listenerCount('SIGINT') === 1) process.exit(130);
+    });
+    const timer = setInterval(() => {
+      const elapsed = performance.now() - started;
+      const entries = performance.getEntriesByType('mark').length + performance.getEntriesByType('measure').length;
+      if (!tell({ elapsed, entries })) clearInterval(timer);
+    }, 250);
+    timer.unref();
+  }
+}

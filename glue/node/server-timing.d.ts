@@ -1,0 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PerformanceMeasure } from '../index.js';
+
+export interface ServerTimingOptions {
+  /** Only measures whose name starts with this. */
+  prefix?: string;
+  /** Only measures this accepts. */
+  filter?: (entry: PerformanceMeasure) => boolean;
+  /** At most this many measures in a header (default 30). */
+  maxEntries?: number;
+  /** At most this many characters of header, `total` included (default 2048). */
+  maxHeaderLength?: number;
+  /** Clear the request's marks and measures when it ends (default true). */
+  clear?: boolean;
+  /** The name of the whole request's metric (default 'total'), or false for none. */
+  total?: string | false;
+}
+
+/** A (req, res, next) middleware writing the request's measures as a Server-Timing header. */
+export function serverTiming(options?: ServerTimingOptions):
+  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;

@@ -1,0 +1,167 @@
+// Server-Timing for node:http servers: `serverTiming(options)` is a `(req, res, next)` middleware
+// (node:http, Connect, Express, Fastify's middie) that collects the measures made while handling
+// each request and writes them, plus `total`, as a `Server-Timing` response header just before
+// the headers go out.
+//
+// Scoping: the rest of the request runs inside an AsyncLocalStorage store (listeners added to the
+// request too: its events come from the connection's context); a synchronous
+// listener on the queue step (queue-hook.js) files each measure into the store of the code that
+// made it, so concurrent requests never see each other's measures.
+// Header: `name;dur=<ms>;desc="..."` per the Server-Timing grammar (W3C Server Timing §3):
+// a metric name is an RFC 7230 token (other characters become `_`, the original name then goes
+// in desc), desc is a quoted-string (`"` and `\` escaped; characters a header cannot carry are
+// percent-encoded as UTF-8). Capped by maxEntries and maxHeaderLength; `total` always fits.
+// Cleanup: the request's measures are cleared by name when it ends, and its marks too once no
+// other request in flight has made a mark of the same name (clearMarks is by name; clearing a
+// mark another request still needs would make its measure() throw).
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { onQueued, performance } from './queue-hook.js';
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const NOT_TOKEN = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/g;
+
+/** A metric name: the name itself when it is a token, else [token, the name for desc]. */
+function metricName(name) {
+  if (TOKEN.test(name)) return [name, null];
+  const token = name.replace(NOT_TOKEN, '_') || '_';
+  return [token, name];
+}
+
+/** A quoted-string (RFC 7230 §3.2.6): qdtext and quoted-pairs; what a header cannot carry
+ *  (controls, DEL, non-ASCII) is percent-encoded as UTF-8. */
+export function quoteString(s) {
+  let out = '"';
+  for (const ch of String(s)) {
+    const c = ch.codePointAt(0);
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (c === 9 || (c >= 0x20 && c < 0x7f)) out += ch;
+    else if (c >= 0xd800 && c <= 0xdfff) out += '%EF%BF%BD'; // a lone surrogate: U+FFFD
+    else out += encodeURIComponent(ch);
+  }
+  return `${out}"`;
+}
+
+const LISTEN = ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'];
+
+/** Run the listeners later added to `emitter` (the request) in `resource`'s async context:
+ *  its events come from the connection's parser, whose context is not the request's, so a body
+ *  read with req.on('data'/'end') would otherwise lose the request's store. The response's
+ *  events are not bound: they come after the header is sent (and binding costs ~5 µs of CPU a
+ *  request). `.listener` keeps removeListener(original) working, as for once() wrappers. */
+function bindListeners(resource, emitter) {
+  for (const method of LISTEN) {
+    const original = emitter[method];
+    if (typeof original !== 'function') continue;
+    emitter[method] = function listenInRequestContext(event, listener) {
+      if (typeof listener !== 'function') return original.call(this, event, listener);
+      // runInAsyncScope rather than resource.bind(): bind() defines a deprecated property on
+      // every function it returns, which cost ~7 % of a request's CPU time (measured).
+      const bound = function inRequestContext(...args) { return resource.runInAsyncScope(listener, this, ...args); };
+      bound.listener = listener;
+      return original.call(this, event, bound);
+    };
+  }
+}
+
+const round = (ms) => String(Math.round(ms * 1000) / 1000);
+
+/** One Server-Timing metric for a measure: name;dur=ms[;desc="..."]. */
+export function formatMetric(name, duration, description) {
+  const [token, original] = metricName(String(name));
+  let s = `${token};dur=${round(duration)}`;
+  const desc = description !== undefined && description !== null ? String(description) : original;
+  if (desc !== null && desc !== '') s += `;desc=${quoteString(desc)}`;
+  return s;
+}
+
+function positiveInt(v, name, fallback) {
+  if (v === undefined) return fallback;
+  if (!Number.isInteger(v) || v < 0) throw new TypeError(`serverTiming: options.${name} must be a non-negative integer, got ${v}`);
+  return v;
+}
+
+/**
+ * options: prefix (only measures whose name starts with it), filter(entry) (only measures it
+ * accepts), maxEntries (default 30), maxHeaderLength (default 2048 characters, `total`
+ * included), clear (default true: clear the request's marks and measures when it ends),
+ * total (default 'total'; false for none). A measure's desc is `detail.description` when that
+ * is a string.
+ */
+export function serverTiming(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('serverTiming: options must be an object');
+  const { prefix, filter, clear = true, total = 'total' } = options;
+  if (prefix !== undefined && typeof prefix !== 'string') throw new TypeError('serverTiming: options.prefix must be a string');
+  if (filter !== undefined && typeof filter !== 'function') throw new TypeError('serverTiming: options.filter must be a function');
+  if (total !== false && (typeof total !== 'string' || !TOKEN.test(total))) throw new TypeError('serverTiming: options.total must be a token (e.g. "total") or false');
+  const maxEntries = positiveInt(options.maxEntries, 'maxEntries', 30);
+  const maxHeaderLength = positiveInt(options.maxHeaderLength, 'maxHeaderLength', 2048);
+
+  const als = new AsyncLocalStorage();
+  const markHolders = new Map(); // mark name -> requests in flight that made one
+
+  onQueued(['mark', 'measure'], (entry) => {
+    const req = als.getStore();
+    if (req === undefined || req.done) return;
+    if (entry.entryType === 'mark') {
+      if (clear && !req.marks.has(entry.name)) {
+        req.marks.add(entry.name);
+        markHolders.set(entry.name, (markHolders.get(entry.name) || 0) + 1);
+      }
+      return;
+    }
+    if (clear) req.measures.add(entry.name);
+    if (prefix !== undefined && !entry.name.startsWith(prefix)) return;
+    if (filter !== undefined && !filter(entry)) return;
+    if (req.metrics.length < maxEntries) req.metrics.push(entry);
+  });
+
+  function header(req) {
+    const tail = total === false ? '' : `${total};dur=${round(performance.now() - req.start)}`;
+    let out = '';
+    for (const e of req.metrics) {
+      const d = e.detail;
+      const m = formatMetric(e.name, e.duration, d && typeof d === 'object' && typeof d.description === 'string' ? d.description : undefined);
+      const next = out ? `${out}, ${m}` : m;
+      if (next.length + (tail ? tail.length + 2 : 0) > maxHeaderLength) break;
+      out = next;
+    }
+    if (tail && tail.length + (out ? out.length + 2 : 0) <= maxHeaderLength) out = out ? `${out}, ${tail}` : tail;
+    return out;
+  }
+
+  function finish(req) {
+    if (req.done) return;
+    req.done = true;
+    if (!clear) return;
+    for (const name of req.measures) performance.clearMeasures(name);
+    for (const name of req.marks) {
+      const n = markHolders.get(name) - 1;
+      if (n > 0) { markHolders.set(name, n); continue; }
+      markHolders.delete(name);
+      performance.clearMarks(name);
+    }
+  }
+
+  return function serverTimingMiddleware(req, res, next) {
+    const state = { start: performance.now(), metrics: [], marks: new Set(), measures: new Set(), done: false };
+    const writeHead = res.writeHead;
+    res.writeHead = function writeHeadWithServerTiming(...args) {
+      res.writeHead = writeHead;
+      if (!res.headersSent) {
+        const value = header(state);
+        if (value) {
+          const prior = res.getHeader('Server-Timing');
+          res.setHeader('Server-Timing', prior === undefined ? value : [].concat(prior, value));
+        }
+      }
+      return writeHead.apply(this, args);
+    };
+    const done = () => finish(state);
+    res.once('finish', done);
+    res.once('close', done);
+    return als.run(state, () => {
+      bindListeners(new AsyncResource('perfshim.serverTiming'), req);
+      return typeof next === 'function' ? next() : undefined;
+    });
+  };
+}

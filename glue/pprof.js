@@ -1,0 +1,148 @@
+// pprof export (Node): a ProfilerTrace as the gzipped profile.proto that `go tool pprof`,
+// Pyroscope, Grafana and the cloud profilers read, encoded with the npm `pprof-format` package.
+//
+// The trace goes through the core's .cpuprofile writer first (toCpuProfile), which checks it and
+// gives each stack a node with V8's names for stackless samples ((program), (idle),
+// (garbage collector)); this file only maps that tree onto pprof's tables:
+//   function  one per distinct (name, url, line, column) of a node; start_line 1-based, 0 unknown;
+//             a nameless function is named '(anonymous)', as DevTools shows it
+//   location  one per function (a JS frame's position is its function's definition), line = start
+//   sample    one per distinct (stack, measures around it): value [count, wall ns], where each
+//             V8 sample weighs the time to the next one and the last one weighs the period
+//   labels    `measure` = the name of every measure of options.entries whose [start, end]
+//             holds the sample (so `pprof -tagfocus measure=...` selects a measure's samples)
+//   comments  one per mark of options.entries: "mark <name> at <startTime> ms"
+// time_nanos = timeOrigin + the first sample; duration_nanos covers the samples plus the last one's
+// weight; period = options.interval, else the mean sample interval.
+import { gzipSync } from 'node:zlib';
+import { Profile, StringTable, ValueType, Sample, Location, Line, Function as PprofFunction, Label } from 'pprof-format';
+import { toCpuProfile, performance } from './index.js';
+
+const finite = (v) => typeof v === 'number' && Number.isFinite(v);
+
+/** Marks and measures of `entries` (any PerformanceEntry-like objects; other types ignored). */
+function readEntries(entries) {
+  const marks = [];
+  const measures = [];
+  if (entries === undefined) return { marks, measures };
+  if (entries === null || typeof entries[Symbol.iterator] !== 'function') throw new TypeError('perfshim toPprof: options.entries must be iterable');
+  let i = 0;
+  for (const e of entries) {
+    const at = `options.entries[${i++}]`;
+    if (e === null || typeof e !== 'object') throw new TypeError(`perfshim toPprof: ${at} must be a PerformanceEntry-like object`);
+    if (e.entryType !== 'mark' && e.entryType !== 'measure') continue;
+    if (!finite(e.startTime)) throw new TypeError(`perfshim toPprof: ${at}.startTime must be a finite number`);
+    if (e.entryType === 'mark') { marks.push({ name: String(e.name), startTime: e.startTime }); continue; }
+    if (!finite(e.duration)) throw new TypeError(`perfshim toPprof: ${at}.duration must be a finite number`);
+    const a = e.startTime, b = e.startTime + e.duration; // durations may be negative
+    measures.push({ name: String(e.name), start: Math.min(a, b), end: Math.max(a, b) });
+  }
+  measures.sort((x, y) => x.start - y.start);
+  return { marks, measures };
+}
+
+/**
+ * A ProfilerTrace as gzipped pprof bytes (Uint8Array). Options: `entries` (marks and measures,
+ * e.g. performance.getEntries()), `timeOrigin` (ms since the epoch of the trace's clock; default
+ * this realm's performance.timeOrigin), `interval` (the sampling period in ms; default the mean).
+ */
+export function toPprof(trace, options = {}) {
+  const { entries, timeOrigin = performance.timeOrigin, interval } = options || {};
+  if (!finite(timeOrigin)) throw new TypeError('perfshim toPprof: options.timeOrigin must be a finite number (ms since the epoch)');
+  if (interval !== undefined && (!finite(interval) || interval < 0)) throw new TypeError('perfshim toPprof: options.interval must be a non-negative number of ms');
+  const { marks, measures } = readEntries(entries);
+  const cp = toCpuProfile(trace); // checks the trace (TypeError naming what is wrong)
+
+  const strings = new StringTable();
+  const str = (s) => strings.dedup(s);
+  const parent = new Map();
+  const byId = new Map();
+  for (const n of cp.nodes) {
+    byId.set(n.id, n);
+    for (const c of n.children || []) parent.set(c, n.id);
+  }
+  const root = cp.nodes.length ? cp.nodes[0].id : -1;
+
+  // Functions and locations, created as samples reach them.
+  const functions = [];
+  const locations = [];
+  const functionOf = new Map();   // frame key -> location id (= function id)
+  const locationOfNode = new Map();
+  function locationOf(nodeId) {
+    let loc = locationOfNode.get(nodeId);
+    if (loc !== undefined) return loc;
+    const f = byId.get(nodeId).callFrame;
+    const key = `${f.functionName}\u0000${f.url}\u0000${f.lineNumber}\u0000${f.columnNumber}`;
+    loc = functionOf.get(key);
+    if (loc === undefined) {
+      loc = functions.length + 1;
+      const startLine = f.lineNumber >= 0 ? f.lineNumber + 1 : 0;
+      const name = str(f.functionName || '(anonymous)');
+      functions.push(new PprofFunction({ id: loc, name, systemName: name, filename: str(f.url), startLine }));
+      locations.push(new Location({ id: loc, line: [new Line({ functionId: loc, line: startLine, column: f.columnNumber >= 0 ? f.columnNumber + 1 : 0 })] }));
+      functionOf.set(key, loc);
+    }
+    locationOfNode.set(nodeId, loc);
+    return loc;
+  }
+  const stackCache = new Map();
+  function stackOf(nodeId) {
+    let s = stackCache.get(nodeId);
+    if (s) return s;
+    s = [];
+    for (let n = nodeId; n !== undefined && n !== root; n = parent.get(n)) s.push(locationOf(n)); // leaf first
+    stackCache.set(nodeId, s);
+    return s;
+  }
+
+  // Sample times (µs, the .cpuprofile's clock: µs since the time origin) and weights.
+  const n = cp.samples.length;
+  const times = new Float64Array(n);
+  let t = cp.startTime;
+  for (let i = 0; i < n; i++) { t += cp.timeDeltas[i]; times[i] = t; }
+  const spanUs = n > 1 ? times[n - 1] - times[0] : 0;
+  const periodUs = interval !== undefined ? interval * 1000 : n > 1 ? spanUs / (n - 1) : 0;
+
+  const keyName = str('measure');
+  const samples = new Map(); // node + labels -> Sample
+  const active = [];
+  let next = 0;
+  for (let i = 0; i < n; i++) {
+    const ms = times[i] / 1000;
+    while (next < measures.length && measures[next].start <= ms) active.push(measures[next++]);
+    for (let j = active.length - 1; j >= 0; j--) if (active[j].end < ms) active.splice(j, 1);
+    const names = active.map((m) => m.name);
+    const key = `${cp.samples[i]}\u0000${names.join('\u0000')}`;
+    const wallNs = Math.round((i + 1 < n ? times[i + 1] - times[i] : periodUs) * 1000);
+    const s = samples.get(key);
+    if (s) {
+      s.value[0] += 1;
+      s.value[1] += wallNs;
+    } else {
+      samples.set(key, new Sample({
+        locationId: stackOf(cp.samples[i]),
+        value: [1, wallNs],
+        label: names.map((m) => new Label({ key: keyName, str: str(m) })),
+      }));
+    }
+  }
+
+  const originUs = Math.round(timeOrigin * 1000) + (n ? Math.round(times[0]) : 0);
+  const profile = new Profile({
+    sampleType: [
+      new ValueType({ type: str('samples'), unit: str('count') }),
+      new ValueType({ type: str('wall'), unit: str('nanoseconds') }),
+    ],
+    sample: [...samples.values()],
+    location: locations,
+    function: functions,
+    stringTable: strings,
+    timeNanos: BigInt(originUs) * 1000n,
+    durationNanos: n ? Math.round((spanUs + periodUs) * 1000) : 0,
+    periodType: new ValueType({ type: str('wall'), unit: str('nanoseconds') }),
+    period: Math.round(periodUs * 1000),
+    comment: marks.map((m) => str(`mark ${m.name} at ${m.startTime.toFixed(3)} ms`)),
+    defaultSampleType: str('wall'),
+  });
+  return new Uint8Array(gzipSync(profile.encode()));
+}
