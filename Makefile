@@ -20,7 +20,7 @@ NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson 
 
 GLUE := $(sort $(wildcard glue/*.js) glue/abi.js)
 
-.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz bench check-built demo example test-pprof-go clean toolchain
+.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-fuzz lint format bench check-built demo example test-pprof-go clean toolchain
 all: wasm dist
 
 toolchain:
@@ -104,8 +104,17 @@ test-browser: deps wasm dist
 test-setup: deps
 	$(NODE) --test test/setup/
 
-# Every test: set-up, native C under sanitizers, fuzzing, Node suites, browser suites.
-test: test-setup test-c test-fuzz test-node test-browser
+# The JS linter and formatter (Biome, biome.json) over glue/, tools/, test/, bench/, demo/:
+# `make lint` checks both (CI), `make format` rewrites the files (FILES=... for some only).
+JS_DIRS := glue tools test bench demo
+lint: node_modules/.package-lock.json
+	npx biome ci $(JS_DIRS)
+
+format: node_modules/.package-lock.json
+	npx biome check --write $(or $(FILES),$(JS_DIRS))
+
+# Every test: set-up, lint, native C under sanitizers, fuzzing, Node suites, browser suites.
+test: test-setup lint test-c test-fuzz test-node test-browser
 
 # CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
 check-built: node_modules/.package-lock.json $(CJSON)

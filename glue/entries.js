@@ -25,8 +25,7 @@ function forward(attr, obj) {
   throw illegal(`Failed to read the '${attr}' property from 'PerformanceEntry'`);
 }
 
-export let isOurEntry;
-export let entryDetail;
+let entryDetail;
 
 // entryType and navigationId live in one shared object per (type, navigation): one field
 // per entry instead of two (memory per buffered mark is a target).
@@ -99,7 +98,6 @@ export class PerformanceEntry {
   }
 
   static {
-    isOurEntry = (v) => v !== null && typeof v === 'object' && #name in v;
     entryDetail = (v, iface, entryType) => {
       if (v === null || typeof v !== 'object' || !(#detail in v) || v.#meta.entryType !== entryType) {
         throw illegal(`Failed to read the 'detail' property from '${iface}'`);
@@ -121,7 +119,7 @@ export function makeEntry(Ctor, entryType, name, startTime, duration, detail) {
 }
 
 /** The steps of the PerformanceMark constructor after argument conversion (User Timing 3). */
-export function markSteps(context, name, options) {
+function markSteps(context, name, options) {
   const src = dictionarySource(options, context, 'PerformanceMarkOptions');
   // Dictionary members are read in lexicographic order: detail, startTime.
   const rawDetail = src === null ? undefined : src.detail;

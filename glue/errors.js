@@ -2,14 +2,30 @@
 // exceptions the specs name, and the helpers that build exceptions with browser-like messages.
 // Nothing else in the shim throws strings.
 import {
-  PS_E_NOMEM, PS_E_SYNTAX, PS_E_ARG, PS_E_NEGATIVE_START, PS_E_NEGATIVE_END, PS_E_NEGATIVE_DURATION,
-  PS_E_MEASURE_END_MARK, PS_E_MEASURE_NO_RANGE, PS_E_MEASURE_OVERSPEC, PS_E_PARSE,
+  PS_E_ARG,
+  PS_E_MEASURE_END_MARK,
+  PS_E_MEASURE_NO_RANGE,
+  PS_E_MEASURE_OVERSPEC,
+  PS_E_NEGATIVE_DURATION,
+  PS_E_NEGATIVE_END,
+  PS_E_NEGATIVE_START,
+  PS_E_NOMEM,
+  PS_E_PARSE,
+  PS_E_SYNTAX,
 } from './abi.js';
-const DOMExceptionCtor = globalThis.DOMException || class DOMException extends Error {
-  constructor(message = '', name = 'Error') { super(message); this.name = name; }
-};
 
-export function domException(name, message) { return new DOMExceptionCtor(message, name); }
+const DOMExceptionCtor =
+  globalThis.DOMException ||
+  class DOMException extends Error {
+    constructor(message = '', name = 'Error') {
+      super(message);
+      this.name = name;
+    }
+  };
+
+export function domException(name, message) {
+  return new DOMExceptionCtor(message, name);
+}
 
 const TABLE = {
   [PS_E_NOMEM]: [RangeError, 'out of memory in the perfshim core'],
@@ -18,12 +34,18 @@ const TABLE = {
   [PS_E_NEGATIVE_START]: [TypeError, 'a start time cannot be negative'],
   [PS_E_NEGATIVE_END]: [TypeError, 'an end time cannot be negative'],
   [PS_E_NEGATIVE_DURATION]: [TypeError, 'duration cannot be negative'],
-  [PS_E_MEASURE_END_MARK]: [TypeError,
-    'If a non-empty PerformanceMeasureOptions object was passed, |end_mark| must not be passed.'],
-  [PS_E_MEASURE_NO_RANGE]: [TypeError,
-    "If a non-empty PerformanceMeasureOptions object was passed, at least one of its 'start' or 'end' properties must be present."],
-  [PS_E_MEASURE_OVERSPEC]: [TypeError,
-    "If a non-empty PerformanceMeasureOptions object was passed, it must not have all of its 'start', 'duration', and 'end' properties defined"],
+  [PS_E_MEASURE_END_MARK]: [
+    TypeError,
+    'If a non-empty PerformanceMeasureOptions object was passed, |end_mark| must not be passed.',
+  ],
+  [PS_E_MEASURE_NO_RANGE]: [
+    TypeError,
+    "If a non-empty PerformanceMeasureOptions object was passed, at least one of its 'start' or 'end' properties must be present.",
+  ],
+  [PS_E_MEASURE_OVERSPEC]: [
+    TypeError,
+    "If a non-empty PerformanceMeasureOptions object was passed, it must not have all of its 'start', 'duration', and 'end' properties defined",
+  ],
   [PS_E_PARSE]: [TypeError, 'malformed input'],
 };
 

@@ -10,31 +10,41 @@
 //   toSpeedscope     speedscope's file format (sampled profile, milliseconds)
 //   toFirefoxProfile the Firefox Profiler's processed profile format (version 58)
 //   fromCpuProfile   .cpuprofile -> ProfilerTrace, through the core's V8 import
-import { statusError } from './errors.js';
-import { PS_E_PARSE as PARSE, PS_E_LIMIT as LIMIT } from './abi.js';
-import { createTraceCodec, MARKERS } from './profiler-trace.js';
 
-const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
+import { PS_E_PARSE as PARSE } from './abi.js';
+import { statusError } from './errors.js';
+import { createTraceCodec } from './profiler-trace.js';
+
 const U32 = 0xffffffff;
 
 const isId = (v, n) => Number.isInteger(v) && v >= 0 && v < n;
-const absent = (v) => v === undefined || v === null;
-const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
 /** The URL of what is being profiled: the page's (or worker's) location, the main script's
  *  file: URL in Node, or a placeholder when there is neither (node -e, a REPL). */
 function pageUrl() {
   const loc = globalThis.location;
   if (loc && typeof loc.href === 'string' && isUrl(loc.href)) return loc.href;
-  const main = typeof process === 'object' && process && Array.isArray(process.argv) ? process.argv[1] : undefined;
+  const main =
+    typeof process === 'object' && process && Array.isArray(process.argv)
+      ? process.argv[1]
+      : undefined;
   if (typeof main === 'string' && /^(\/|[A-Za-z]:[\\/])/.test(main)) {
     const segments = main.replace(/\\/g, '/').split('/');
-    const path = segments.map((s, i) => (i <= 1 && /^[A-Za-z]:$/.test(s) ? s : encodeURIComponent(s))).join('/');
+    const path = segments
+      .map((s, i) => (i <= 1 && /^[A-Za-z]:$/.test(s) ? s : encodeURIComponent(s)))
+      .join('/');
     return `file://${path.startsWith('/') ? '' : '/'}${path}`;
   }
   return 'perfshim:profile';
 }
-const isUrl = (s) => { try { new URL(s); return true; } catch { return false; } };
+const isUrl = (s) => {
+  try {
+    new URL(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** The exporters and importer over one core (the realm's, or a test's debug build). */
 export function createExporters(core) {
@@ -44,85 +54,15 @@ export function createExporters(core) {
 
   /** A scratch trace holding `t`, re-interned (ids may renumber; duplicates collapse). */
   function ingest(op, t) {
-    if (t === null || typeof t !== 'object') throw fail(op, `expected a ProfilerTrace object, got ${describe(t)}`);
-    for (const k of ['resources', 'frames', 'stacks', 'samples']) {
-      if (!Array.isArray(t[k])) throw fail(op, `trace.${k} must be an array, got ${describe(t[k])}`);
-    }
-    const { resources, frames, stacks, samples } = t;
-    const h = codec.create(samples.length);
+    const h = codec.create(t && Array.isArray(t.samples) ? t.samples.length : 0);
     try {
-      const rmap = new Int32Array(resources.length);
-      for (let i = 0; i < resources.length; i++) {
-        if (typeof resources[i] !== 'string') throw fail(op, `trace.resources[${i}] must be a string`);
-        rmap[i] = check(op, core.x.ps_trace_resource(h, core.putString(resources[i])));
-      }
-      const fmap = new Int32Array(frames.length);
-      for (let i = 0; i < frames.length; i++) {
-        const f = frames[i];
-        if (f === null || typeof f !== 'object') throw fail(op, `trace.frames[${i}] must be an object`);
-        if (typeof f.name !== 'string') throw fail(op, `trace.frames[${i}].name must be a string`);
-        if (!absent(f.resourceId) && !isId(f.resourceId, resources.length)) {
-          throw fail(op, `trace.frames[${i}].resourceId ${f.resourceId} is not a resource id (0..${resources.length - 1})`);
-        }
-        for (const k of ['line', 'column']) {
-          if (!absent(f[k]) && !isId(f[k], U32)) throw fail(op, `trace.frames[${i}].${k} must be a positive integer`);
-        }
-        const r = absent(f.resourceId) ? -1 : rmap[f.resourceId];
-        fmap[i] = check(op, core.x.ps_trace_frame(h, core.putString(f.name), r, f.line || 0, f.column || 0));
-      }
-      for (let i = 0; i < stacks.length; i++) {
-        const s = stacks[i];
-        if (s === null || typeof s !== 'object') throw fail(op, `trace.stacks[${i}] must be an object`);
-        if (!isId(s.frameId, frames.length)) throw fail(op, `trace.stacks[${i}].frameId ${s.frameId} is not a frame id`);
-        if (!absent(s.parentId) && !isId(s.parentId, stacks.length)) {
-          throw fail(op, `trace.stacks[${i}].parentId ${s.parentId} is not a stack id`);
-        }
-      }
-      // Stacks may name a parent that comes later: resolve each chain iteratively (no recursion,
-      // so a deep trace cannot overflow the JS stack), marking the chain being walked to find cycles.
-      const smap = new Int32Array(stacks.length).fill(-2); // -2 unresolved, -3 on the current chain
-      const chain = [];
-      for (let i = 0; i < stacks.length; i++) {
-        let cur = i;
-        chain.length = 0;
-        while (!absent(cur) && smap[cur] === -2) {
-          smap[cur] = -3;
-          chain.push(cur);
-          cur = stacks[cur].parentId;
-        }
-        if (!absent(cur) && smap[cur] === -3) throw fail(op, `trace.stacks form a cycle through stack ${cur}`);
-        let parent = absent(cur) ? -1 : smap[cur];
-        for (let k = chain.length - 1; k >= 0; k--) {
-          const id = chain[k];
-          parent = smap[id] = check(op, core.x.ps_trace_stack(h, parent, fmap[stacks[id].frameId]));
-        }
-      }
-      const order = new Array(samples.length);
-      for (let i = 0; i < samples.length; i++) {
-        const s = samples[i];
-        if (s === null || typeof s !== 'object') throw fail(op, `trace.samples[${i}] must be an object`);
-        if (typeof s.timestamp !== 'number' || !Number.isFinite(s.timestamp)) {
-          throw fail(op, `trace.samples[${i}].timestamp must be a finite number, got ${describe(s.timestamp)} ${String(s.timestamp)}`);
-        }
-        if (!absent(s.stackId) && !isId(s.stackId, stacks.length)) throw fail(op, `trace.samples[${i}].stackId ${s.stackId} is not a stack id`);
-        if (!absent(s.marker) && !(MARKER_CODE.get(s.marker) > 0)) throw fail(op, `trace.samples[${i}].marker ${String(s.marker)} is not a ProfilerMarker`);
-        order[i] = i;
-      }
-      // Time order first (stable), so the core appends without moving samples around.
-      order.sort((a, b) => samples[a].timestamp - samples[b].timestamp || a - b);
-      for (const i of order) {
-        const s = samples[i];
-        const r = core.x.ps_trace_sample(h, s.timestamp, absent(s.stackId) ? -1 : smap[s.stackId],
-          absent(s.marker) ? 0 : MARKER_CODE.get(s.marker));
-        if (r !== LIMIT) check(op, r);
-      }
+      codec.importTrace(h, t, Infinity, -Infinity, `perfshim ${op}`);
       return h;
     } catch (e) {
       codec.free(h);
       throw e;
     }
   }
-
 
   function exportWith(op, trace, write) {
     const h = ingest(op, trace);
@@ -142,7 +82,9 @@ export function createExporters(core) {
   /** speedscope's file format: one sampled profile, unit milliseconds. */
   function toSpeedscope(trace, options = {}) {
     const name = options && options.name !== undefined ? String(options.name) : 'perfshim profile';
-    return exportWith('toSpeedscope', trace, (h) => core.x.ps_export_speedscope(h, core.putString(name)));
+    return exportWith('toSpeedscope', trace, (h) =>
+      core.x.ps_export_speedscope(h, core.putString(name)),
+    );
   }
 
   /**
@@ -156,9 +98,11 @@ export function createExporters(core) {
   function toTraceEvents(trace, options = {}) {
     const op = 'toTraceEvents';
     const { entries = [], pid = 1, tid = 1, url = pageUrl() } = options || {};
-    if (!isId(pid, U32) || !isId(tid, U32)) throw fail(op, 'pid and tid must be non-negative integers');
+    if (!isId(pid, U32) || !isId(tid, U32))
+      throw fail(op, 'pid and tid must be non-negative integers');
     if (typeof url !== 'string' || !isUrl(url)) throw fail(op, 'options.url must be a URL');
-    if (entries === null || typeof entries[Symbol.iterator] !== 'function') throw fail(op, 'options.entries must be iterable');
+    if (entries === null || typeof entries[Symbol.iterator] !== 'function')
+      throw fail(op, 'options.entries must be iterable');
     // Convert the entries before the export, so a bad entry costs no document.
     const events = [];
     let measures = 0;
@@ -166,24 +110,34 @@ export function createExporters(core) {
     let i = 0;
     for (const e of entries) {
       const at = `options.entries[${i++}]`;
-      if (e === null || typeof e !== 'object') throw fail(op, `${at} must be a PerformanceEntry-like object`);
+      if (e === null || typeof e !== 'object')
+        throw fail(op, `${at} must be a PerformanceEntry-like object`);
       if (e.entryType !== 'mark' && e.entryType !== 'measure') continue; // other types have no user-timing event
-      if (typeof e.startTime !== 'number' || !Number.isFinite(e.startTime)) throw fail(op, `${at}.startTime must be a finite number`);
+      if (typeof e.startTime !== 'number' || !Number.isFinite(e.startTime))
+        throw fail(op, `${at}.startTime must be a finite number`);
       const base = { name: String(e.name), cat: 'blink.user_timing', pid, tid };
       let detail;
-      try { detail = e.detail === undefined || e.detail === null ? undefined : JSON.stringify(e.detail); } catch { detail = undefined; }
+      try {
+        detail = e.detail === undefined || e.detail === null ? undefined : JSON.stringify(e.detail);
+      } catch {
+        detail = undefined;
+      }
       if (e.entryType === 'mark') {
-        const data = detail === undefined ? { startTime: e.startTime } : { startTime: e.startTime, detail };
+        const data =
+          detail === undefined ? { startTime: e.startTime } : { startTime: e.startTime, detail };
         events.push({ ...base, ph: 'I', s: 't', ts: us(e.startTime), args: { data } });
       } else {
         const args = detail === undefined ? {} : { detail };
-        if (typeof e.duration !== 'number' || !Number.isFinite(e.duration)) throw fail(op, `${at}.duration must be a finite number`);
+        if (typeof e.duration !== 'number' || !Number.isFinite(e.duration))
+          throw fail(op, `${at}.duration must be a finite number`);
         const id = `0x${(++measures).toString(16)}`;
         events.push({ ...base, ph: 'b', id, ts: us(e.startTime), args });
         events.push({ ...base, ph: 'e', id, ts: us(e.startTime + e.duration), args: {} });
       }
     }
-    const doc = exportWith(op, trace, (h) => core.x.ps_export_trace_events(h, pid, tid, core.putString(url)));
+    const doc = exportWith(op, trace, (h) =>
+      core.x.ps_export_trace_events(h, pid, tid, core.putString(url)),
+    );
     for (const ev of events) doc.traceEvents.push(ev);
     return doc;
   }
@@ -196,92 +150,13 @@ export function createExporters(core) {
   function toFirefoxProfile(trace, options = {}) {
     const op = 'toFirefoxProfile';
     const { name = 'perfshim', timeOrigin = 0, interval = 0 } = options || {};
-    if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin)) throw fail(op, 'options.timeOrigin must be a finite number (ms since the epoch)');
-    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) throw fail(op, 'options.interval must be a non-negative number of ms');
-    return exportWith(op, trace, (h) => core.x.ps_export_firefox(h, core.putString(String(name)), timeOrigin, interval));
-  }
-
-  /** Check a .cpuprofile and rebuild its node table as the core's V8 import reads it. */
-  function normalizeCpuProfile(op, p) {
-    if (p === null || typeof p !== 'object' || Array.isArray(p)) throw fail(op, `expected a .cpuprofile object, got ${describe(p)}`);
-    if (!Array.isArray(p.nodes)) throw fail(op, `profile.nodes must be an array, got ${describe(p.nodes)}`);
-    if (typeof p.startTime !== 'number' || !Number.isFinite(p.startTime)) throw fail(op, 'profile.startTime must be a finite number (µs)');
-    const samples = absent(p.samples) ? [] : p.samples;
-    const deltas = absent(p.timeDeltas) ? [] : p.timeDeltas;
-    if (!Array.isArray(samples)) throw fail(op, 'profile.samples must be an array');
-    if (!Array.isArray(deltas)) throw fail(op, 'profile.timeDeltas must be an array');
-    if (samples.length !== deltas.length) throw fail(op, `profile.samples (${samples.length}) and profile.timeDeltas (${deltas.length}) differ in length`);
-    const nodes = new Array(p.nodes.length);
-    const index = new Map();
-    let parentsGiven = false, childrenGiven = false;
-    for (let i = 0; i < p.nodes.length; i++) {
-      const n = p.nodes[i];
-      const at = `profile.nodes[${i}]`;
-      if (n === null || typeof n !== 'object') throw fail(op, `${at} must be an object`);
-      if (!isId(n.id, U32)) throw fail(op, `${at}.id must be a non-negative integer`);
-      if (index.has(n.id)) throw fail(op, `${at}.id ${n.id} is used twice`);
-      const cf = n.callFrame;
-      if (cf === null || typeof cf !== 'object') throw fail(op, `${at}.callFrame must be an object`);
-      if (typeof cf.functionName !== 'string') throw fail(op, `${at}.callFrame.functionName must be a string`);
-      if (!absent(cf.url) && typeof cf.url !== 'string') throw fail(op, `${at}.callFrame.url must be a string`);
-      for (const k of ['lineNumber', 'columnNumber']) {
-        if (!absent(cf[k]) && !(Number.isInteger(cf[k]) && cf[k] >= -1 && cf[k] < U32 - 1)) throw fail(op, `${at}.callFrame.${k} must be an integer >= -1`);
-      }
-      if (!absent(n.children) && !Array.isArray(n.children)) throw fail(op, `${at}.children must be an array`);
-      if (!absent(n.children)) childrenGiven = true;
-      if (!absent(n.parent)) parentsGiven = true;
-      index.set(n.id, i);
-      nodes[i] = {
-        id: n.id,
-        callFrame: {
-          functionName: cf.functionName,
-          url: absent(cf.url) ? '' : cf.url,
-          lineNumber: absent(cf.lineNumber) ? -1 : cf.lineNumber,
-          columnNumber: absent(cf.columnNumber) ? -1 : cf.columnNumber,
-        },
-        children: [],
-      };
-    }
-    // Each node has at most one parent: from the children lists (the .cpuprofile's form) or the
-    // parent members (the trace-event ProfileChunk's form).
-    const parent = new Int32Array(nodes.length).fill(-1);
-    const link = (child, par, at) => {
-      const c = index.get(child);
-      if (c === undefined) throw fail(op, `${at} names node ${child}, which does not exist`);
-      if (parent[c] >= 0 && parent[c] !== par) throw fail(op, `node ${child} has two parents`);
-      if (parent[c] === par) return;
-      parent[c] = par;
-      nodes[par].children.push(child);
-    };
-    for (let i = 0; i < nodes.length; i++) {
-      const n = p.nodes[i];
-      if (childrenGiven) {
-        if (!absent(n.children)) n.children.forEach((c, k) => link(c, i, `profile.nodes[${i}].children[${k}]`));
-      } else if (parentsGiven && !absent(n.parent)) {
-        const par = index.get(n.parent);
-        if (par === undefined) throw fail(op, `profile.nodes[${i}].parent names node ${n.parent}, which does not exist`);
-        link(n.id, par, `profile.nodes[${i}]`);
-      }
-    }
-    // No cycles: walk up from each node, marking finished nodes (each node visited once overall).
-    const state = new Uint8Array(nodes.length); // 0 new, 1 on the current walk, 2 done
-    const walk = [];
-    for (let i = 0; i < nodes.length; i++) {
-      walk.length = 0;
-      let c = i;
-      while (c >= 0 && state[c] === 0) { state[c] = 1; walk.push(c); c = parent[c]; }
-      if (c >= 0 && state[c] === 1) throw fail(op, `the nodes form a cycle through node ${nodes[c].id}`);
-      for (const k of walk) state[k] = 2;
-    }
-    const ids = new Int32Array(samples.length), dts = new Int32Array(samples.length);
-    for (let k = 0; k < samples.length; k++) {
-      if (!index.has(samples[k])) throw fail(op, `profile.samples[${k}] names node ${samples[k]}, which does not exist`);
-      const d = deltas[k];
-      if (typeof d !== 'number' || !Number.isFinite(d) || Math.abs(d) >= 2 ** 31) throw fail(op, `profile.timeDeltas[${k}] must be a finite number of µs`);
-      ids[k] = samples[k];
-      dts[k] = Math.round(d); // V8 writes whole µs; the import keeps µs resolution
-    }
-    return { nodes, startTime: p.startTime, samples: ids, timeDeltas: dts };
+    if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin))
+      throw fail(op, 'options.timeOrigin must be a finite number (ms since the epoch)');
+    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0)
+      throw fail(op, 'options.interval must be a non-negative number of ms');
+    return exportWith(op, trace, (h) =>
+      core.x.ps_export_firefox(h, core.putString(String(name)), timeOrigin, interval),
+    );
   }
 
   /**
@@ -293,14 +168,18 @@ export function createExporters(core) {
     const op = 'fromCpuProfile';
     let p = json;
     if (typeof p === 'string') {
-      try { p = JSON.parse(p); } catch (e) { throw fail(op, `not JSON: ${e.message}`); }
+      try {
+        p = JSON.parse(p);
+      } catch (e) {
+        throw fail(op, `not JSON: ${e.message}`);
+      }
     }
     const offsetMs = options && options.offsetMs !== undefined ? options.offsetMs : 0;
-    if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs)) throw fail(op, 'options.offsetMs must be a finite number');
-    const profile = normalizeCpuProfile(op, p);
-    const h = codec.create(profile.samples.length);
+    if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs))
+      throw fail(op, 'options.offsetMs must be a finite number');
+    const h = codec.create(p && Array.isArray(p.samples) ? p.samples.length : 0);
     try {
-      codec.importV8(h, profile, offsetMs);
+      codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);
       return codec.read(h);
     } finally {
       codec.free(h);

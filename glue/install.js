@@ -16,7 +16,7 @@ function defineValue(obj, key, value, enumerable) {
 }
 
 /** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
-export function timelineShortfalls() {
+function timelineShortfalls() {
   // Node's perf_hooks is known not to conform: no need to probe it (the probe loads internals).
   if (isNode) return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
   const why = [];
@@ -173,10 +173,4 @@ function installMemory(realm, force) {
     if (force || typeof proto[key] !== 'function') defineValue(proto, key, realm.methods[key], true);
   }
   realm.receivers.add(nativePerformance);
-}
-
-/** The features installed so far in this global. */
-export function installedFeatures() {
-  const done = globalThis[INSTALLED];
-  return done ? [...done.features] : [];
 }

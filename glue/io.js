@@ -1,46 +1,39 @@
 // The io layer: the one way data crosses between the glue and the core (src/exchange.c is its C
 // half). `createIo(exports)` wraps an instance's exports with:
-//   strings  in: putString / writeString (WTF-8 into the exchange buffer or a reserved region);
-//            out: string / strings / takeString (WTF-8 from a blob), one codec both ways, so
+//   strings  in: putString (WTF-8 into the exchange buffer), encodeInto (into a reserved region);
+//            out: string / takeString / takeStrings (WTF-8), one codec both ways, so
 //            every JS string (lone surrogates and a leading U+FEFF included) round-trips;
-//   arrays   in: reserve + the whole-memory views; putU32 / putI32 for a list;
+//   arrays   in: reserve + the whole-memory views; putU32 for a list;
 //            out: the result buffer (`results()` is its first index in u32()), f64 registers
 //            (out()), columns read through the whole-memory views at ptr >> shift;
 //   blobs    out: {ptr, len} from ps_blob_ptr/len, released with ps_blob_release (take*);
 //   status   check(status, context): one status -> exception table (errors.js).
 // Views over the memory die when it grows; each accessor re-derives its view lazily (a detached
 // view has length 0), so callers take a view after their last call into the core.
-import { statusError } from './errors.js';
+
 import { PS_E_NOMEM } from './abi.js';
+import { statusError } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const loose = new TextDecoder('utf-8', { ignoreBOM: true });
 const latin1 = new TextDecoder('latin1');
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
-/** Decode WTF-8 that is not valid UTF-8 (it holds encoded lone surrogates) code unit by code
- *  unit; bytes that are not WTF-8 at all become U+FFFD. */
+/** Decode WTF-8 that is not valid UTF-8: the 3-byte forms of lone surrogates (ED A0..BF xx)
+ *  become their code units, the pieces between them are UTF-8 (bytes that are not become
+ *  U+FFFD, as the Encoding Standard decodes). */
 function decodeWtf8(b, start, end) {
   let s = '';
-  const units = [];
-  for (let i = start; i < end;) {
-    const c = b[i];
-    let cp = 0xfffd, n = 1;
-    if (c < 0x80) cp = c;
-    else if (c >= 0xc2 && c < 0xe0 && i + 1 < end && (b[i + 1] & 0xc0) === 0x80) {
-      cp = ((c & 31) << 6) | (b[i + 1] & 63); n = 2;
-    } else if (c >= 0xe0 && c < 0xf0 && i + 2 < end && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80) {
-      cp = ((c & 15) << 12) | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63);
-      if (cp >= 0x800) n = 3; else cp = 0xfffd;
-    } else if (c >= 0xf0 && c < 0xf5 && i + 3 < end && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 && (b[i + 3] & 0xc0) === 0x80) {
-      cp = ((c & 7) << 18) | ((b[i + 1] & 63) << 12) | ((b[i + 2] & 63) << 6) | (b[i + 3] & 63);
-      if (cp >= 0x10000 && cp < 0x110000) n = 4; else cp = 0xfffd;
+  let from = start;
+  for (let i = start; i + 2 < end; i++) {
+    if (b[i] === 0xed && b[i + 1] >= 0xa0 && b[i + 1] < 0xc0 && (b[i + 2] & 0xc0) === 0x80) {
+      s += loose.decode(b.subarray(from, i));
+      s += String.fromCharCode(0xd000 | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63));
+      i += 2;
+      from = i + 1;
     }
-    if (cp >= 0x10000) units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 1023));
-    else units.push(cp);
-    i += n;
-    if (units.length >= 4096) { s += String.fromCharCode.apply(null, units); units.length = 0; }
   }
-  return s + String.fromCharCode.apply(null, units);
+  return s + loose.decode(b.subarray(from, end));
 }
 
 /** The string of WTF-8 bytes b[start, end): valid UTF-8 (the common case) is decoded natively. */
@@ -59,19 +52,30 @@ export function encodeInto(s, b, at) {
   let j = at;
   for (let i = 0; i < n; i++) {
     let c = s.charCodeAt(i);
-    if (c < 0x80) { b[j++] = c; continue; }
-    if (c < 0x800) { b[j++] = 0xc0 | (c >> 6); b[j++] = 0x80 | (c & 63); continue; }
+    if (c < 0x80) {
+      b[j++] = c;
+      continue;
+    }
+    if (c < 0x800) {
+      b[j++] = 0xc0 | (c >> 6);
+      b[j++] = 0x80 | (c & 63);
+      continue;
+    }
     if (c >= 0xd800 && c < 0xdc00 && i + 1 < n) {
       const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d < 0xe000) {
         c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
         i++;
-        b[j++] = 0xf0 | (c >> 18); b[j++] = 0x80 | ((c >> 12) & 63);
-        b[j++] = 0x80 | ((c >> 6) & 63); b[j++] = 0x80 | (c & 63);
+        b[j++] = 0xf0 | (c >> 18);
+        b[j++] = 0x80 | ((c >> 12) & 63);
+        b[j++] = 0x80 | ((c >> 6) & 63);
+        b[j++] = 0x80 | (c & 63);
         continue;
       }
     }
-    b[j++] = 0xe0 | (c >> 12); b[j++] = 0x80 | ((c >> 6) & 63); b[j++] = 0x80 | (c & 63);
+    b[j++] = 0xe0 | (c >> 12);
+    b[j++] = 0x80 | ((c >> 6) & 63);
+    b[j++] = 0x80 | (c & 63);
   }
   return j - at;
 }
@@ -101,40 +105,48 @@ export function createIo(x) {
     },
 
     /** Whole-memory views (cached, re-derived after the memory grows): index = address >> shift. */
-    u8() { return u8.length ? u8 : (u8 = new Uint8Array(x.memory.buffer)); },
-    u32() { return u32.length ? u32 : (u32 = new Uint32Array(x.memory.buffer)); },
-    i32() { return i32.length ? i32 : (i32 = new Int32Array(x.memory.buffer)); },
-    f64() { return f64.length ? f64 : (f64 = new Float64Array(x.memory.buffer)); },
+    u8() {
+      return u8.length ? u8 : (u8 = new Uint8Array(x.memory.buffer));
+    },
+    u32() {
+      return u32.length ? u32 : (u32 = new Uint32Array(x.memory.buffer));
+    },
+    i32() {
+      return i32.length ? i32 : (i32 = new Int32Array(x.memory.buffer));
+    },
+    f64() {
+      return f64.length ? f64 : (f64 = new Float64Array(x.memory.buffer));
+    },
     /** The eight f64 out registers. */
-    out() { return out.length ? out : (out = new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8)); },
+    out() {
+      return out.length ? out : (out = new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8));
+    },
     /** The index in u32() of the first u32 result of the last call. */
-    results() { return x.ps_result_ptr() >>> 2; },
+    results() {
+      return x.ps_result_ptr() >>> 2;
+    },
 
     /** Write `s` at the start of the exchange buffer as WTF-8; returns its byte length. */
     putString(s) {
       const ptr = io.reserve(s.length * 3);
       return encodeInto(s, io.u8(), ptr);
     },
-    /** Write `s` as WTF-8 at address `ptr` (reserved, 3 bytes per code unit); returns bytes. */
-    writeString(s, ptr) { return encodeInto(s, io.u8(), ptr); },
-    /** Write a list of integers at the start of the exchange buffer as u32 (i32) words. */
+    /** Write a list of integers at the start of the exchange buffer as u32 words. */
     putU32(list) {
       const at = io.reserve(list.length * 4) >>> 2;
       io.u32().set(list, at);
       return list.length;
     },
-    putI32(list) {
-      const at = io.reserve(list.length * 4) >>> 2;
-      io.i32().set(list, at);
-      return list.length;
-    },
 
     /** The string of the `len` WTF-8 bytes at `ptr`. */
-    string(ptr, len) { return decode(io.u8(), ptr, ptr + len); },
+    string(ptr, len) {
+      return decode(io.u8(), ptr, ptr + len);
+    },
 
     /** The blob of the last call as a string, then released. */
     takeString() {
-      const ptr = x.ps_blob_ptr(), len = x.ps_blob_len();
+      const ptr = x.ps_blob_ptr(),
+        len = x.ps_blob_len();
       try {
         return decode(io.u8(), ptr, ptr + len);
       } finally {
@@ -142,12 +154,17 @@ export function createIo(x) {
       }
     },
     /** The blob of the last call as a parsed JSON document, then released. */
-    takeJSON() { return JSON.parse(io.takeString()); },
+    takeJSON() {
+      return JSON.parse(io.takeString());
+    },
     /** `n` strings concatenated in the blob, their byte lengths in the result buffer; the blob
      *  is released. One native decode when the blob is ASCII (byte offsets = string offsets). */
     takeStrings(n) {
-      const b = io.u8(), w = io.u32();
-      const ptr = x.ps_blob_ptr(), len = x.ps_blob_len(), lens = io.results();
+      const b = io.u8(),
+        w = io.u32();
+      const ptr = x.ps_blob_ptr(),
+        len = x.ps_blob_len(),
+        lens = io.results();
       const list = new Array(n);
       try {
         const all = len ? latin1.decode(b.subarray(ptr, ptr + len)) : '';

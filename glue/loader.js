@@ -19,12 +19,24 @@ function decodeBase64(b64) {
 export function createCore(bytes = decodeBase64(wasmBase64)) {
   const module = new WebAssembly.Module(bytes);
   const imports = {
-    env: { emscripten_notify_memory_growth() { /* views re-derive themselves (io.js) */ } },
+    env: {
+      emscripten_notify_memory_growth() {
+        /* views re-derive themselves (io.js) */
+      },
+    },
     wasi_snapshot_preview1: {
-      proc_exit(code) { throw new Error(`perfshim core exited with ${code}`); },
-      fd_write() { return 52; /* ENOSYS: the core does not print */ },
-      fd_close() { return 52; },
-      fd_seek() { return 52; },
+      proc_exit(code) {
+        throw new Error(`perfshim core exited with ${code}`);
+      },
+      fd_write() {
+        return 52; /* ENOSYS: the core does not print */
+      },
+      fd_close() {
+        return 52;
+      },
+      fd_seek() {
+        return 52;
+      },
     },
   };
   const x = new WebAssembly.Instance(module, imports).exports;
@@ -41,7 +53,8 @@ export function loadCore() {
   if (!cached) {
     const proc = globalThis.process;
     const path = proc && proc.env && proc.env.PERFSHIM_WASM;
-    const fs = path && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule('fs') : null;
+    const fs =
+      path && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule('fs') : null;
     cached = fs ? createCore(new Uint8Array(fs.readFileSync(path))) : createCore();
   }
   return cached;
@@ -53,14 +66,24 @@ export function loadCore() {
  *  read reaches the prototype, which copies the core's members onto the object, so every later
  *  read is an own data property. */
 export function lazyCore(make = loadCore) {
-  const lazy = Object.create(new Proxy({}, {
-    get(_, key) {
-      const core = make();
-      for (const k of Object.keys(core)) {
-        Object.defineProperty(lazy, k, { value: core[k], writable: true, configurable: true, enumerable: true });
-      }
-      return core[key];
-    },
-  }));
+  const lazy = Object.create(
+    new Proxy(
+      {},
+      {
+        get(_, key) {
+          const core = make();
+          for (const k of Object.keys(core)) {
+            Object.defineProperty(lazy, k, {
+              value: core[k],
+              writable: true,
+              configurable: true,
+              enumerable: true,
+            });
+          }
+          return core[key];
+        },
+      },
+    ),
+  );
   return lazy;
 }

@@ -53,7 +53,7 @@ const ENABLE = "serve the page with 'Cross-Origin-Opener-Policy: same-origin' an
   'implements measureUserAgentSpecificMemory (Chromium 89 or later)';
 
 /** The identifier of this global's interface, for the spec's predicate and the attribution. */
-export function globalScopeName() {
+function globalScopeName() {
   for (const n of ['Window', 'DedicatedWorkerGlobalScope', 'SharedWorkerGlobalScope', 'ServiceWorkerGlobalScope']) {
     if (typeof g[n] === 'function' && g instanceof g[n]) return n;
   }
@@ -69,7 +69,7 @@ function sameOriginWithTop() {
 }
 
 /** Memory measurement allowed predicate (§ Top-level algorithms). */
-export function measurementAllowed(scope = globalScopeName()) {
+function measurementAllowed(scope = globalScopeName()) {
   if (scope === 'SharedWorkerGlobalScope' || scope === 'ServiceWorkerGlobalScope') return true;
   if (scope === 'Window') return sameOriginWithTop();
   return false;

@@ -113,7 +113,7 @@ function realmEntries(realm, p, wasm) {
 }
 
 /** A worker blocked in native code cannot answer; it is not waited for longer than this. */
-export const WORKER_TIMEOUT_MS = 5000;
+const WORKER_TIMEOUT_MS = 5000;
 
 function withTimeout(promise, ms) {
   let timer;

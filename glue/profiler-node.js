@@ -9,17 +9,20 @@
 // chunk starts on a fresh session before the old one stops (no gap; the overlap is dropped by
 // timestamp), the old chunk is folded into the trace, and if the buffer is full the session
 // stops there (the new chunk is discarded) and fires samplebufferfull.
-import { nativeNow, isNode } from './host.js';
+
 import { domException } from './errors.js';
+import { isNode, nativeNow } from './host.js';
+import { ChunkedSampler } from './sampler.js';
 
 /** A Node builtin, synchronously, from ESM (Node ≥ 20.16 / 22.3) or CommonJS. */
 function builtin(name) {
   if (!isNode) return null;
   try {
     if (typeof process.getBuiltinModule === 'function') return process.getBuiltinModule(name);
-    // eslint-disable-next-line no-undef
     if (typeof require === 'function') return require(name);
-  } catch { /* not available */ }
+  } catch {
+    /* not available */
+  }
   return null;
 }
 
@@ -28,11 +31,18 @@ function builtin(name) {
 // Node 18 to 20.15 as an ES module has no synchronous way to load a builtin: there it is
 // fetched asynchronously at import (ready a few milliseconds later), the only case that pays
 // the cost up front.
-const syncBuiltins = isNode && (typeof process.getBuiltinModule === 'function' ||
-  typeof require === 'function'); // eslint-disable-line no-undef
+const syncBuiltins =
+  isNode && (typeof process.getBuiltinModule === 'function' || typeof require === 'function');
 let inspectorModule;
 if (isNode && !syncBuiltins) {
-  import('node:inspector').then((m) => { inspectorModule = m.default || m; }, () => { inspectorModule = null; });
+  import('node:inspector').then(
+    (m) => {
+      inspectorModule = m.default || m;
+    },
+    () => {
+      inspectorModule = null;
+    },
+  );
 }
 function inspectorApi() {
   if (inspectorModule === undefined && syncBuiltins) inspectorModule = builtin('node:inspector');
@@ -41,15 +51,15 @@ function inspectorApi() {
 
 /** Whether this runtime can use the inspector source (whether the inspector is compiled in is
  *  checked when a profiler starts). */
-export const nodeSourceAvailable = isNode;
+const nodeSourceAvailable = isNode;
 
 // V8's sampler takes whole microseconds. It accepts smaller values, but 0 silently means its
 // default and below ~100 µs its thread cannot keep the pace (measured: ~4,700 samples/s asked
 // for 10,000/s), so 100 µs is the smallest interval this source offers.
-export const MIN_INTERVAL_US = 100;
+const MIN_INTERVAL_US = 100;
 
 // The protocol's interval is an int32 of µs, so about 35 minutes is the largest.
-export const MAX_INTERVAL_US = 0x7fffffff;
+const MAX_INTERVAL_US = 0x7fffffff;
 
 /** The interval this source uses for a requested one (ms): the next whole µs, within
  *  [0.1 ms, MAX_INTERVAL_US]. */
@@ -82,9 +92,13 @@ function offsetMs() {
 
 function post(session, method, params) {
   let error, result;
-  session.post(method, params, (e, r) => { error = e; result = r; });
+  session.post(method, params, (e, r) => {
+    error = e;
+    result = r;
+  });
   if (error) throw error;
-  if (result === undefined) throw new Error(`perfshim: inspector did not answer ${method} synchronously`);
+  if (result === undefined)
+    throw new Error(`perfshim: inspector did not answer ${method} synchronously`);
   return result;
 }
 
@@ -93,9 +107,12 @@ function startChunk(intervalUs) {
   const inspector = inspectorApi();
   if (!inspector || typeof inspector.Session !== 'function') {
     // The Profiler constructor turns this into its NotAllowedError.
-    throw domException('NotAllowedError', inspectorModule === undefined
-      ? 'node:inspector is still loading (Node < 20.16 as an ES module): start the profiler after the first await'
-      : 'this Node has no node:inspector (built without the inspector)');
+    throw domException(
+      'NotAllowedError',
+      inspectorModule === undefined
+        ? 'node:inspector is still loading (Node < 20.16 as an ES module): start the profiler after the first await'
+        : 'this Node has no node:inspector (built without the inspector)',
+    );
   }
   const session = new inspector.Session();
   session.connect();
@@ -120,102 +137,52 @@ function stopChunk(chunk) {
 }
 
 /**
- * A running sampler for one profiling session: `codec` (profiler-trace.js) and `h` name the
- * session's trace in the core; `onFull()` is called (once, from a timer task) when the sample
- * buffer is full. `intervalMs` must be one supportedIntervalMs returned.
+ * A running sampler for one profiling session (sampler.js): chunks are V8 profiles, each on its
+ * own inspector session. Hand-overs are worth avoiding: restarting V8's profiler re-logs the
+ * compiled code (tens of ms in a big program), and V8 does not attribute code it optimized
+ * on-stack while an earlier profiler ran, so a hot loop can lose its frame in later chunks. V8
+ * samples a little below the nominal rate, so the first look usually finds the buffer full and
+ * no hand-over happens at all. `intervalMs` must be one supportedIntervalMs returned.
  */
-export class NodeSampler {
+class NodeSampler extends ChunkedSampler {
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
-    this.codec = codec;
-    this.h = h;
+    super(codec, h, intervalMs, maxBufferSize, onFull);
     this.intervalUs = Math.round(intervalMs * 1000);
-    this.intervalMs = intervalMs;
-    this.max = maxBufferSize;
-    this.onFull = onFull;
-    this.last = -Infinity;        // timestamp of the last sample folded into the trace
-    this.error = null;            // a failure while handing over, reported by stop()
-    this.chunk = startChunk(this.intervalUs);
-    this.chunks = 1;              // V8 profiles started so far (handovers + 1)
-    this.handoverMs = 0;          // how long the last hand-over blocked the thread
-    this.timer = null;
-    this.schedule();
+    this.begin();
   }
 
-  schedule() {
-    // When to look: a quarter later than the buffer could be full at the nominal rate, and never
-    // more often than every 10 hand-over times. Hand-overs are worth avoiding: restarting V8's
-    // profiler re-logs the compiled code (tens of ms in a big program), and V8 does not attribute
-    // code it optimized on-stack while an earlier profiler ran, so a hot loop can lose its frame
-    // in later chunks. V8 samples a little below the nominal rate, so with the margin the first
-    // look usually finds the buffer full and no hand-over happens at all. The trace stays exact
-    // either way (it keeps the first maxBufferSize samples); only the event comes later.
-    const left = this.max - this.codec.info(this.h).samples;
-    const ms = Math.min(Math.max(left * this.intervalMs * 1.25, 10 * this.handoverMs, 1), 0x7fffffff);
-    this.timer = setTimeout(() => this.check(), ms);
-    if (typeof this.timer.unref === 'function') this.timer.unref();
+  startChunk() {
+    return startChunk(this.intervalUs);
   }
 
-  /** Fold a stopped chunk's samples (at most `until`) into the trace. */
-  fold(profile, chunk, until) {
+  stopChunk(chunk) {
+    return stopChunk(chunk);
+  }
+
+  importChunk(profile, chunk, until) {
     let offset = offsetMs();
     // Guard the clock assumption: the profile must start between our start call and now.
     const startMs = profile.startTime / 1000 - offset;
-    if (!(startMs >= chunk.startNow - 1 && startMs <= nativeNow() + 1)) offset = profile.startTime / 1000 - chunk.startNow;
+    if (!(startMs >= chunk.startNow - 1 && startMs <= nativeNow() + 1))
+      offset = profile.startTime / 1000 - chunk.startNow;
     this.codec.importV8(this.h, profile, offset, this.last, until);
-    this.last = this.codec.lastTimestamp(this.h);
   }
 
-  /** The buffer may be full: hand over to a new chunk, fold the old one, and decide. */
-  check() {
-    this.timer = null;
-    if (!this.chunk) return;
-    const t0 = nativeNow();
-    let full;
+  discardChunk(chunk) {
     try {
-      const old = this.chunk;
-      this.chunk = startChunk(this.intervalUs); // before the old one stops: no gap
-      this.chunks++;
-      this.fold(stopChunk(old), old, Infinity);
-      full = this.codec.info(this.h).samples >= this.max;
-    } catch (e) {
-      // Nothing to throw to from a timer: stop sampling and let stop() reject with it.
-      this.error = e;
-      this.close();
-      return;
-    }
-    this.handoverMs = nativeNow() - t0;
-    if (full) {
-      // §take a sample step 1: the next sample finds the buffer full.
-      this.close();
-      this.onFull();
-    } else {
-      this.schedule();
-    }
-  }
-
-  /** Stop sampling; samples after `until` (performance.now() time) are left out. */
-  stop(until) {
-    if (this.error) throw this.error;
-    const chunk = this.chunk;
-    this.close(false);
-    if (chunk) this.fold(stopChunk(chunk), chunk, until);
-  }
-
-  close(stopChunkToo = true) {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const chunk = this.chunk;
-    this.chunk = null;
-    if (chunk && stopChunkToo) {
-      try { chunk.session.disconnect(); } catch { /* already gone */ }
+      chunk.session.disconnect();
+    } catch {
+      /* already gone */
     }
   }
 }
 
-export const nodeSource = nodeSourceAvailable ? {
-  name: 'node-inspector',
-  supportedIntervalMs,
-  start(codec, h, intervalMs, maxBufferSize, onFull) {
-    return new NodeSampler(codec, h, intervalMs, maxBufferSize, onFull);
-  },
-} : null;
+export const nodeSource = nodeSourceAvailable
+  ? {
+      name: 'node-inspector',
+      supportedIntervalMs,
+      start(codec, h, intervalMs, maxBufferSize, onFull) {
+        return new NodeSampler(codec, h, intervalMs, maxBufferSize, onFull);
+      },
+    }
+  : null;

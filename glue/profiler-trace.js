@@ -1,17 +1,106 @@
 // The JS side of the core's trace trie (src/trace.h): feed a trace from a V8 CPU profile, a
 // native ProfilerTrace or frame lists, and read it back as the ProfilerTrace dictionary. Every
 // source goes through here, so every trace has the same shape whatever produced it.
-import { statusError } from './errors.js';
+
 import * as abi from './abi.js';
+import { statusError } from './errors.js';
+import { encodeInto } from './io.js';
 
 /** ProfilerMarker values by PS_MARKER_* code ('' for none), from the generated ABI. */
-export const MARKERS = Object.freeze(Object.entries(abi).reduce((list, [k, v]) => {
-  if (k.startsWith('PS_MARKER_') && k !== 'PS_MARKER_COUNT') list[v] = k === 'PS_MARKER_NONE' ? '' : k.slice(10).toLowerCase();
-  return list;
-}, []));
+const MARKERS = Object.freeze(
+  Object.entries(abi).reduce((list, [k, v]) => {
+    if (k.startsWith('PS_MARKER_') && k !== 'PS_MARKER_COUNT')
+      list[v] = k === 'PS_MARKER_NONE' ? '' : k.slice(10).toLowerCase();
+    return list;
+  }, []),
+);
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
-const { PS_E_PARSE, PS_E_LIMIT, PS_NO_PARENT } = abi;
+const { PS_E_PARSE, PS_E_LIMIT } = abi;
 const CONTEXT = 'perfshim profiler';
+
+const absent = (v) => v === undefined || v === null;
+const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+/** A member as the core's import reads it: NaN when absent, -Infinity when not a number. */
+const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -Infinity);
+
+/** The strings of an import, each written once (WTF-8) in the byte region after the records:
+ *  add() every string first (to size the region), then place() them. */
+class Strings {
+  constructor() {
+    this.off = new Map();
+    this.len = new Map();
+    this.room = 0;
+    this.at = 0;
+  }
+  add(s) {
+    if (!this.off.has(s)) {
+      this.off.set(s, -1);
+      this.room += s.length * 3;
+    }
+  }
+  /** Write (offset, byte length) of `s` at f64[w], its bytes into u8 at `region` the first time. */
+  place(s, f64, w, u8, region) {
+    let off = this.off.get(s);
+    if (off < 0) {
+      off = this.at;
+      this.off.set(s, off);
+      this.len.set(s, encodeInto(s, u8, region + off));
+      this.at += this.len.get(s);
+    }
+    f64[w] = off;
+    f64[w + 1] = this.len.get(s);
+  }
+}
+
+/** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member. */
+function problem(what, i, k, t) {
+  const f = t.frames && t.frames[i],
+    s = t.stacks && t.stacks[i],
+    sm = t.samples && t.samples[i];
+  const node = t.nodes && t.nodes[i];
+  switch (what) {
+    case abi.PS_BAD_RESOURCE_ID:
+      return `trace.frames[${i}].resourceId ${f.resourceId} is not a resource id (0..${t.resources.length - 1})`;
+    case abi.PS_BAD_LINE:
+      return `trace.frames[${i}].line must be a positive integer`;
+    case abi.PS_BAD_COLUMN:
+      return `trace.frames[${i}].column must be a positive integer`;
+    case abi.PS_BAD_FRAME_ID:
+      return `trace.stacks[${i}].frameId ${s.frameId} is not a frame id`;
+    case abi.PS_BAD_PARENT_ID:
+      return `trace.stacks[${i}].parentId ${s.parentId} is not a stack id`;
+    case abi.PS_BAD_STACK_CYCLE:
+      return `trace.stacks form a cycle through stack ${i}`;
+    case abi.PS_BAD_TIMESTAMP:
+      return `trace.samples[${i}].timestamp must be a finite number, got ${describe(sm.timestamp)} ${String(sm.timestamp)}`;
+    case abi.PS_BAD_STACK_ID:
+      return `trace.samples[${i}].stackId ${sm.stackId} is not a stack id`;
+    case abi.PS_BAD_MARKER:
+      return `trace.samples[${i}].marker ${String(sm.marker)} is not a ProfilerMarker`;
+    case abi.PS_BAD_NODE_ID:
+      return `profile.nodes[${i}].id must be a non-negative integer`;
+    case abi.PS_BAD_NODE_DUPLICATE:
+      return `profile.nodes[${i}].id ${node.id} is used twice`;
+    case abi.PS_BAD_NODE_LINE:
+      return `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`;
+    case abi.PS_BAD_NODE_COLUMN:
+      return `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`;
+    case abi.PS_BAD_NODE_CHILD:
+      return `profile.nodes[${i}].children[${k}] names node ${node.children[k]}, which does not exist`;
+    case abi.PS_BAD_NODE_PARENT:
+      return `profile.nodes[${i}].parent names node ${node.parent}, which does not exist`;
+    case abi.PS_BAD_NODE_TWO_PARENTS:
+      return `node ${node.id} has two parents`;
+    case abi.PS_BAD_NODE_CYCLE:
+      return `the nodes form a cycle through node ${node.id}`;
+    case abi.PS_BAD_SAMPLE_NODE:
+      return `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`;
+    case abi.PS_BAD_TIME_DELTA:
+      return `profile.timeDeltas[${i}] must be a finite number of µs`;
+    default:
+      return undefined;
+  }
+}
 
 export function createTraceCodec(core) {
   const check = (status) => core.check(status, CONTEXT);
@@ -19,141 +108,222 @@ export function createTraceCodec(core) {
 
   return {
     /** A new trace capped at `maxSamples`; returns its handle. */
-    create(maxSamples) { return check(core.x.ps_trace_new(maxSamples >>> 0)); },
-    free(h) { core.x.ps_trace_free(h); },
+    create(maxSamples) {
+      return check(core.x.ps_trace_new(maxSamples >>> 0));
+    },
+    free(h) {
+      core.x.ps_trace_free(h);
+    },
 
     /** {resources, frames, stacks, samples, full, maxSamples, bytes} of a trace. */
     info(h) {
       check(core.x.ps_trace_info(h));
       const o = core.out();
-      return { resources: o[0], frames: o[1], stacks: o[2], samples: o[3], full: o[4] === 1,
-        maxSamples: o[5], bytes: o[6] };
+      return {
+        resources: o[0],
+        frames: o[1],
+        stacks: o[2],
+        samples: o[3],
+        full: o[4] === 1,
+        maxSamples: o[5],
+        bytes: o[6],
+      };
     },
 
     /**
-     * Import a V8 CPU profile (Profiler.stop's result.profile) into trace `h`. `offsetMs` maps
-     * V8 time (µs) onto performance.now(): now = us / 1000 - offsetMs. Samples at or before
-     * `afterMs` or after `untilMs` are skipped. Returns the number of samples appended.
+     * Import a V8 CPU profile (Profiler.stop's result.profile, a .cpuprofile, a ProfileChunk's
+     * nodes) into trace `h`. `offsetMs` maps V8 time (µs) onto performance.now(): now = us /
+     * 1000 - offsetMs. Samples at or before `afterMs` or after `untilMs` are skipped. What is
+     * not a profile is a TypeError naming the member (`context`: the message's prefix).
+     * Returns the number of samples appended.
      */
-    importV8(h, profile, offsetMs, afterMs = -Infinity, untilMs = Infinity) {
-      const nodes = profile.nodes;
-      const n = nodes.length;
-      // Parents from the children lists (V8 gives children, the core wants parents), and room
-      // for each distinct string once: names and URLs repeat across a profile's nodes.
-      const parent = new Map();
-      const seen = new Map();  // string -> byte offset in the region, or -1 until placed
-      let room = 0;
+    importV8(h, p, offsetMs, afterMs = -Infinity, untilMs = Infinity, context = CONTEXT) {
+      const fail = (detail) => statusError(PS_E_PARSE, context, detail);
+      if (p === null || typeof p !== 'object' || Array.isArray(p))
+        throw fail(`expected a .cpuprofile object, got ${describe(p)}`);
+      if (!Array.isArray(p.nodes))
+        throw fail(`profile.nodes must be an array, got ${describe(p.nodes)}`);
+      if (typeof p.startTime !== 'number' || !Number.isFinite(p.startTime))
+        throw fail('profile.startTime must be a finite number (µs)');
+      const samples = absent(p.samples) ? [] : p.samples,
+        deltas = absent(p.timeDeltas) ? [] : p.timeDeltas;
+      if (!Array.isArray(samples)) throw fail('profile.samples must be an array');
+      if (!Array.isArray(deltas)) throw fail('profile.timeDeltas must be an array');
+      if (samples.length !== deltas.length)
+        throw fail(
+          `profile.samples (${samples.length}) and profile.timeDeltas (${deltas.length}) differ in length`,
+        );
+      const nodes = p.nodes,
+        n = nodes.length;
+      let kids = 0;
       for (let i = 0; i < n; i++) {
-        const node = nodes[i];
+        const node = nodes[i],
+          at = `profile.nodes[${i}]`;
+        if (node === null || typeof node !== 'object') throw fail(`${at} must be an object`);
         const cf = node.callFrame;
-        if (!seen.has(cf.functionName)) { seen.set(cf.functionName, -1); room += cf.functionName.length * 3; }
-        if (!seen.has(cf.url)) { seen.set(cf.url, -1); room += cf.url.length * 3; }
-        const ch = node.children;
-        if (ch) for (let k = 0; k < ch.length; k++) parent.set(ch[k], node.id);
+        if (cf === null || typeof cf !== 'object') throw fail(`${at}.callFrame must be an object`);
+        if (typeof cf.functionName !== 'string')
+          throw fail(`${at}.callFrame.functionName must be a string`);
+        if (!absent(cf.url) && typeof cf.url !== 'string')
+          throw fail(`${at}.callFrame.url must be a string`);
+        if (!absent(node.children) && !Array.isArray(node.children))
+          throw fail(`${at}.children must be an array`);
+        if (node.children) kids += node.children.length;
       }
-      const recBytes = n * 32;
-      const ptr = core.reserve(recBytes + room);
-      const words = core.u32(), w0 = ptr >>> 2;
-      const lens = new Map();
-      let at = 0;
-      const place = (str) => {
-        let off = seen.get(str);
-        if (off >= 0) return off;
-        off = at;
-        const len = core.writeString(str, ptr + recBytes + at);
-        at += len;
-        seen.set(str, off);
-        lens.set(str, len);
-        return off;
-      };
-      for (let i = 0, w = w0; i < n; i++, w += 8) {
-        const node = nodes[i];
-        const cf = node.callFrame;
-        const p = parent.get(node.id);
-        words[w] = node.id;
-        words[w + 1] = p === undefined ? PS_NO_PARENT : p;
-        words[w + 2] = place(cf.functionName);
-        words[w + 3] = lens.get(cf.functionName);
-        words[w + 4] = place(cf.url);
-        words[w + 5] = lens.get(cf.url);
-        words[w + 6] = cf.lineNumber + 1;   // V8: 0-based, -1 unknown -> 1-based, 0 absent
-        words[w + 7] = cf.columnNumber + 1;
+      const strings = new Strings();
+      for (let i = 0; i < n; i++) {
+        strings.add(nodes[i].callFrame.functionName);
+        strings.add(nodes[i].callFrame.url || '');
       }
-      check(core.x.ps_trace_import_v8_nodes(h, n, at));
-      const samples = profile.samples || [], deltas = profile.timeDeltas || [];
-      const m = Math.min(samples.length, deltas.length);
+      const words = n * 10 + kids,
+        ptr = core.reserve(words * 8 + strings.room);
+      const f64 = core.f64(),
+        u8 = core.u8(),
+        base = ptr >>> 3,
+        region = ptr + words * 8;
+      for (let i = 0, w = base, c = base + n * 10; i < n; i++, w += 10) {
+        const node = nodes[i],
+          cf = node.callFrame,
+          ch = node.children;
+        f64[w] = num(node.id);
+        f64[w + 1] = num(node.parent);
+        strings.place(cf.functionName, f64, w + 2, u8, region);
+        strings.place(cf.url || '', f64, w + 4, u8, region);
+        f64[w + 6] = absent(cf.lineNumber) ? -1 : num(cf.lineNumber);
+        f64[w + 7] = absent(cf.columnNumber) ? -1 : num(cf.columnNumber);
+        f64[w + 8] = c - base - n * 10;
+        f64[w + 9] = ch ? ch.length : -1;
+        if (ch) for (let k = 0; k < ch.length; k++) f64[c++] = num(ch[k]);
+      }
+      const input = { nodes, samples, deltas };
+      this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids, strings.at), context, input);
+      const m = samples.length;
       if (!m) return 0;
-      const ids = core.i32(), at0 = core.reserve(m * 8) >>> 2;
-      if (samples.length === m) ids.set(samples, at0); else for (let k = 0; k < m; k++) ids[at0 + k] = samples[k];
-      if (deltas.length === m) ids.set(deltas, at0 + m); else for (let k = 0; k < m; k++) ids[at0 + m + k] = deltas[k];
-      return check(core.x.ps_trace_import_v8_samples(h, m, profile.startTime, offsetMs, afterMs, untilMs));
+      const at = core.reserve(m * 16) >>> 3,
+        v = core.f64();
+      for (let k = 0; k < m; k++) {
+        v[at + k] = num(samples[k]);
+        v[at + m + k] = num(deltas[k]);
+      }
+      return this.checkImport(
+        core.x.ps_trace_import_v8_samples(h, m, p.startTime, offsetMs, afterMs, untilMs),
+        context,
+        input,
+      );
     },
 
     /**
-     * Re-encode a ProfilerTrace (e.g. Chromium's native one) into trace `h`: ids are re-interned
-     * (§get an element ID), so duplicates collapse and the result obeys the core's invariants.
-     * Samples after `untilMs` or at or before `afterMs` are skipped. Returns the number of samples appended.
+     * Import a ProfilerTrace (Chromium's native one, or any object of that shape) into trace
+     * `h`: ids are re-interned (§get an element ID), so duplicates collapse and the result obeys
+     * the core's invariants; samples go in time order. Samples after `untilMs` or at or before
+     * `afterMs` are skipped. What is not a trace is a TypeError naming the member (`context`:
+     * the message's prefix). `lenientMarkers`: a marker string this build does not know (a
+     * browser's newer one) becomes 'other' instead of an error. Returns the number of samples
+     * appended.
      */
-    importTrace(h, t, untilMs = Infinity, afterMs = -Infinity) {
-      const rmap = new Array(t.resources.length);
-      for (let i = 0; i < t.resources.length; i++) {
-        rmap[i] = check(core.x.ps_trace_resource(h, core.putString(String(t.resources[i]))));
+    importTrace(
+      h,
+      t,
+      untilMs = Infinity,
+      afterMs = -Infinity,
+      context = CONTEXT,
+      lenientMarkers = false,
+    ) {
+      const fail = (detail) => statusError(PS_E_PARSE, context, detail);
+      if (t === null || typeof t !== 'object')
+        throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
+      for (const k of ['resources', 'frames', 'stacks', 'samples']) {
+        if (!Array.isArray(t[k])) throw fail(`trace.${k} must be an array, got ${describe(t[k])}`);
       }
-      const fmap = new Array(t.frames.length);
-      for (let i = 0; i < t.frames.length; i++) {
-        const f = t.frames[i];
-        const r = f.resourceId === undefined ? -1 : rmap[f.resourceId];
-        if (r === undefined) throw statusError(PS_E_PARSE, CONTEXT, `frame ${i} names resource ${f.resourceId}, which does not exist`);
-        fmap[i] = check(core.x.ps_trace_frame(h, core.putString(String(f.name)), r, f.line || 0, f.column || 0));
+      const { resources, frames, stacks, samples } = t;
+      const strings = new Strings();
+      for (let i = 0; i < resources.length; i++) {
+        if (typeof resources[i] !== 'string') throw fail(`trace.resources[${i}] must be a string`);
+        strings.add(resources[i]);
       }
-      // Stacks may (in principle) name a parent that comes later: resolve with memoization,
-      // iteratively (walk up to a known ancestor, then intern downwards), so that a very deep
-      // stack cannot overflow the JavaScript stack.
-      const smap = new Array(t.stacks.length);
-      const resolve = (id) => {
-        const chain = [];
-        let cur = id;
-        while (cur !== undefined) {
-          const known = smap[cur];
-          if (known === null) throw statusError(PS_E_PARSE, CONTEXT, 'the stacks of the trace form a cycle');
-          if (known !== undefined) break;
-          const s = t.stacks[cur];
-          if (!s || fmap[s.frameId] === undefined) throw statusError(PS_E_PARSE, CONTEXT, `stack ${cur} is malformed`);
-          smap[cur] = null; // on the walk: meeting it again is a cycle
-          chain.push(cur);
-          cur = s.parentId;
-        }
-        let parent = cur === undefined ? -1 : smap[cur];
-        for (let i = chain.length - 1; i >= 0; i--) {
-          const c = chain[i];
-          parent = smap[c] = check(core.x.ps_trace_stack(h, parent, fmap[t.stacks[c].frameId]));
-        }
-        return parent;
-      };
-      let added = 0;
-      for (let i = 0; i < t.samples.length; i++) {
-        const s = t.samples[i];
-        if (!Number.isFinite(s.timestamp)) throw statusError(PS_E_PARSE, CONTEXT, `sample ${i} has no finite timestamp`);
-        if (s.timestamp > untilMs || s.timestamp <= afterMs) continue;
-        const stack = s.stackId === undefined ? -1 : resolve(s.stackId);
-        const marker = s.marker === undefined || s.marker === null ? 0 : MARKER_CODE.get(s.marker);
-        const r = core.x.ps_trace_sample(h, s.timestamp, stack, marker === undefined ? MARKER_CODE.get('other') : marker);
-        if (r === PS_E_LIMIT) break;
-        check(r);
-        added++;
+      for (let i = 0; i < frames.length; i++) {
+        const f = frames[i];
+        if (f === null || typeof f !== 'object') throw fail(`trace.frames[${i}] must be an object`);
+        if (typeof f.name !== 'string') throw fail(`trace.frames[${i}].name must be a string`);
+        strings.add(f.name);
       }
-      return added;
+      for (let i = 0; i < stacks.length; i++) {
+        if (stacks[i] === null || typeof stacks[i] !== 'object')
+          throw fail(`trace.stacks[${i}] must be an object`);
+      }
+      for (let i = 0; i < samples.length; i++) {
+        if (samples[i] === null || typeof samples[i] !== 'object')
+          throw fail(`trace.samples[${i}] must be an object`);
+      }
+      const nr = resources.length,
+        nf = frames.length,
+        ns = stacks.length,
+        nsm = samples.length;
+      const words = nr * 2 + nf * 5 + ns * 2 + nsm * 3;
+      const ptr = core.reserve(words * 8 + strings.room);
+      const f64 = core.f64(),
+        u8 = core.u8(),
+        region = ptr + words * 8;
+      let w = ptr >>> 3;
+      for (let i = 0; i < nr; i++, w += 2) strings.place(resources[i], f64, w, u8, region);
+      for (let i = 0; i < nf; i++, w += 5) {
+        const f = frames[i];
+        strings.place(f.name, f64, w, u8, region);
+        f64[w + 2] = num(f.resourceId);
+        f64[w + 3] = num(f.line);
+        f64[w + 4] = num(f.column);
+      }
+      for (let i = 0; i < ns; i++, w += 2) {
+        f64[w] = num(stacks[i].frameId);
+        f64[w + 1] = num(stacks[i].parentId);
+      }
+      for (let i = 0; i < nsm; i++, w += 3) {
+        const s = samples[i];
+        f64[w] = num(s.timestamp);
+        f64[w + 1] = num(s.stackId);
+        const m = absent(s.marker) ? 0 : MARKER_CODE.get(s.marker);
+        f64[w + 2] =
+          m !== undefined && m !== 0
+            ? m
+            : absent(s.marker)
+              ? 0
+              : lenientMarkers
+                ? abi.PS_MARKER_OTHER
+                : -1;
+      }
+      return this.checkImport(
+        core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.at, afterMs, untilMs),
+        context,
+        t,
+      );
+    },
+
+    /** `status` of an import call, or the TypeError naming the member the core refused. */
+    checkImport(status, context, input) {
+      if (status !== PS_E_PARSE) return check(status);
+      const o = core.out();
+      throw statusError(PS_E_PARSE, context, problem(o[0], o[1], o[2], input));
     },
 
     /** Append a sample given its frames (objects {name, resource?, line?, column?}, outermost
      *  first): O(depth). Returns false when the buffer is full. */
     addSample(h, timestamp, frames, marker = '') {
       const ids = frames.map((f) => {
-        const r = f.resource === undefined ? -1 : check(core.x.ps_trace_resource(h, core.putString(f.resource)));
-        return check(core.x.ps_trace_frame(h, core.putString(f.name), r, f.line || 0, f.column || 0));
+        const r =
+          f.resource === undefined
+            ? -1
+            : check(core.x.ps_trace_resource(h, core.putString(f.resource)));
+        return check(
+          core.x.ps_trace_frame(h, core.putString(f.name), r, f.line || 0, f.column || 0),
+        );
       });
       core.putU32(ids);
-      const r = core.x.ps_trace_sample_frames(h, timestamp, ids.length, MARKER_CODE.get(marker) || 0);
+      const r = core.x.ps_trace_sample_frames(
+        h,
+        timestamp,
+        ids.length,
+        MARKER_CODE.get(marker) || 0,
+      );
       if (r === PS_E_LIMIT) return false;
       check(r);
       return true;
@@ -162,11 +332,10 @@ export function createTraceCodec(core) {
     /** The timestamp of the last sample of trace `h` (-Infinity when it has none). */
     lastTimestamp(h) {
       const n = this.info(h).samples;
-      return n ? core.f64()[(core.x.ps_trace_column(h, abi.PS_COL_SAMPLE_TIME) >>> 3) + n - 1] : -Infinity;
+      return n
+        ? core.f64()[(core.x.ps_trace_column(h, abi.PS_COL_SAMPLE_TIME) >>> 3) + n - 1]
+        : -Infinity;
     },
-
-    /** Merge trace `src` into `dst`; returns the number of samples appended. */
-    merge(dst, src) { return check(core.x.ps_trace_merge(dst, src)); },
 
     /**
      * The ProfilerTrace dictionary of trace `h`: plain objects, optional members absent when
@@ -178,11 +347,18 @@ export function createTraceCodec(core) {
       const resources = strings(h, 0);
       const names = strings(h, 1);
       // Columns through the whole-memory views (nothing below allocates in the core).
-      const u32 = core.u32(), i32 = core.i32(), f64 = core.f64(), u8 = core.u8();
+      const u32 = core.u32(),
+        i32 = core.i32(),
+        f64 = core.f64(),
+        u8 = core.u8();
       const col = (c, shift) => core.x.ps_trace_column(h, c) >>> shift;
-      const nf = info.frames, ns = info.stacks, nsm = info.samples;
-      const fName = col(abi.PS_COL_FRAME_NAME, 2), fRes = col(abi.PS_COL_FRAME_RESOURCE, 2);
-      const fLine = col(abi.PS_COL_FRAME_LINE, 2), fCol = col(abi.PS_COL_FRAME_COLUMN, 2);
+      const nf = info.frames,
+        ns = info.stacks,
+        nsm = info.samples;
+      const fName = col(abi.PS_COL_FRAME_NAME, 2),
+        fRes = col(abi.PS_COL_FRAME_RESOURCE, 2);
+      const fLine = col(abi.PS_COL_FRAME_LINE, 2),
+        fCol = col(abi.PS_COL_FRAME_COLUMN, 2);
       const frames = new Array(nf);
       for (let i = 0; i < nf; i++) {
         const f = {};
@@ -192,18 +368,27 @@ export function createTraceCodec(core) {
         if (i32[fRes + i] >= 0) f.resourceId = i32[fRes + i];
         frames[i] = f;
       }
-      const sParent = col(abi.PS_COL_STACK_PARENT, 2), sFrame = col(abi.PS_COL_STACK_FRAME, 2);
+      const sParent = col(abi.PS_COL_STACK_PARENT, 2),
+        sFrame = col(abi.PS_COL_STACK_FRAME, 2);
       const stacks = new Array(ns);
       for (let i = 0; i < ns; i++) {
-        const p = i32[sParent + i], frameId = u32[sFrame + i];
+        const p = i32[sParent + i],
+          frameId = u32[sFrame + i];
         stacks[i] = p >= 0 ? { frameId, parentId: p } : { frameId };
       }
-      const ts = col(abi.PS_COL_SAMPLE_TIME, 3), st = col(abi.PS_COL_SAMPLE_STACK, 2);
+      const ts = col(abi.PS_COL_SAMPLE_TIME, 3),
+        st = col(abi.PS_COL_SAMPLE_STACK, 2);
       const mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const samples = new Array(nsm);
       for (let i = 0; i < nsm; i++) {
-        const m = u8[mk + i], stackId = i32[st + i], timestamp = f64[ts + i];
-        if (m) samples[i] = stackId >= 0 ? { marker: MARKERS[m], stackId, timestamp } : { marker: MARKERS[m], timestamp };
+        const m = u8[mk + i],
+          stackId = i32[st + i],
+          timestamp = f64[ts + i];
+        if (m)
+          samples[i] =
+            stackId >= 0
+              ? { marker: MARKERS[m], stackId, timestamp }
+              : { marker: MARKERS[m], timestamp };
         else samples[i] = stackId >= 0 ? { stackId, timestamp } : { timestamp };
       }
       return { frames, resources, samples, stacks };

@@ -7,7 +7,7 @@
 // check does, and says what would make it work.
 import { loadCore } from './loader.js';
 import { domException, failed, failedConstruct } from './errors.js';
-import { dictionarySource } from './webidl.js';
+import { dictionarySource, toDouble, toUnsignedLong } from './webidl.js';
 import { nativeNow } from './host.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
@@ -38,20 +38,6 @@ const NOT_ALLOWED_HELP = {
 const illegal = () => new TypeError('Illegal invocation');
 const required = (ctx, member) => new TypeError(
   `${ctx}: Failed to read the '${member}' property from 'ProfilerInitOptions': Required member is undefined.`);
-
-/** WebIDL unsigned long (no [EnforceRange]): ToNumber, then ToUint32. */
-function toUnsignedLong(v) {
-  return +v >>> 0;
-}
-
-/** WebIDL double (restricted): ToNumber, non-finite is a TypeError. */
-function toRestrictedDouble(v, ctx, member) {
-  const n = +v;
-  if (!Number.isFinite(n)) {
-    throw new TypeError(`${ctx}: Failed to read the '${member}' property from 'ProfilerInitOptions': The provided double value is non-finite.`);
-  }
-  return n;
-}
 
 /**
  * The Profiler class bound to a core (default: the realm's shared one) and a sample source
@@ -88,7 +74,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       const maxBufferSize = toUnsignedLong(rawMax);
       const rawInterval = dict === null ? undefined : dict.sampleInterval;
       if (rawInterval === undefined) throw required(ctx, 'sampleInterval');
-      const sampleInterval = toRestrictedDouble(rawInterval, ctx, 'sampleInterval');
+      const sampleInterval = toDouble(rawInterval, `${ctx}: Failed to read the 'sampleInterval' property from 'ProfilerInitOptions'`);
       // Step 1.
       if (sampleInterval < 0) throw new RangeError(`${ctx}: Invalid sample interval: sampleInterval must be non-negative.`);
       // Step 2: the policy check; here, whether a source can profile this context at all. The

@@ -1,27 +1,37 @@
-// WebIDL argument conversion, as far as these APIs need it: DOMString, double (finite),
-// boolean, dictionaries, unions of DOMString and double, and argument counts.
+// WebIDL argument conversion, as far as these APIs need it (the one module for it): DOMString,
+// double (finite), unsigned long, dictionaries, unions of DOMString and double, and argument counts.
 
 export function requireArgs(n, needed, context) {
   if (n < needed) {
-    throw new TypeError(`${context}: ${needed} argument${needed > 1 ? 's' : ''} required, but only ${n} present.`);
+    throw new TypeError(
+      `${context}: ${needed} argument${needed > 1 ? 's' : ''} required, but only ${n} present.`,
+    );
   }
 }
 
 /** WebIDL DOMString: ToString, which throws a TypeError for symbols. */
 export function toDOMString(v, context) {
   if (typeof v === 'string') return v;
-  if (typeof v === 'symbol') throw new TypeError(`${context}: Cannot convert a Symbol value to a string`);
+  if (typeof v === 'symbol')
+    throw new TypeError(`${context}: Cannot convert a Symbol value to a string`);
   return String(v);
 }
 
 /** WebIDL double (restricted): ToNumber (a TypeError for BigInt and Symbol, also from an
  *  object's valueOf; Number() would convert a BigInt), then NaN and infinities are a TypeError. */
 export function toDouble(v, context, what) {
-  if (typeof v === 'bigint') throw new TypeError(`${context}: Cannot convert a BigInt value to a number`);
+  if (typeof v === 'bigint')
+    throw new TypeError(`${context}: Cannot convert a BigInt value to a number`);
   const n = typeof v === 'number' ? v : +v;
-  if (!Number.isFinite(n)) throw new TypeError(`${context}: The provided double value${what ? ` for ${what}` : ''} is non-finite.`);
+  if (!Number.isFinite(n))
+    throw new TypeError(
+      `${context}: The provided double value${what ? ` for ${what}` : ''} is non-finite.`,
+    );
   return n;
 }
+
+/** WebIDL unsigned long (no [EnforceRange]): ToNumber, then ToUint32. */
+export const toUnsignedLong = (v) => +v >>> 0;
 
 /** WebIDL (DOMString or double): numbers become doubles, everything else a string. */
 export function toStringOrDouble(v, context, what) {

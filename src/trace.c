@@ -13,6 +13,13 @@
  *   - V8 import scratch: the last imported node table (records + their strings), a map from V8
  *     node id to record, and each record's stack once resolved.
  *
+ * Import (the one path for every trace that comes from outside: a ProfilerTrace object, a
+ * native one, a .cpuprofile or V8's own profile): the shim lays the input out as f64 records
+ * (NaN = absent member, -infinity = a member of the wrong JS type), the core validates every
+ * value and reports the first bad one as PS_E_PARSE with what (PS_BAD_*) and where, then
+ * interns. A refused input may leave part of itself interned (a stack cycle is found while
+ * interning): the shim imports into a fresh trace and frees it on failure.
+ *
  * Invariants (checked by the tests on every trace): every id is < the length of the list it
  * indexes; a stack's parent id is smaller than its own id (parents are appended first, so the
  * graph is acyclic and parents precede their children); no two frames are equal component-wise,
@@ -29,6 +36,8 @@
 #include "internal.h"
 #include "trace.h"
 #include "trace_internal.h"
+
+#define NO_PARENT 0xffffffffu /* a V8 record without a parent */
 
 typedef struct {
     ps_pool resources, names;
@@ -416,13 +425,33 @@ static int is_meta(const uint8_t *name, uint32_t len, const char *what)
     return len == n && memcmp(name, what, n) == 0;
 }
 
-PS_API int32_t ps_trace_import_v8_nodes(int32_t h, uint32_t count, uint32_t bytes)
+/* A validation failure: PS_E_PARSE with what (PS_BAD_*) and where in the out registers. */
+static int32_t bad(uint32_t what, double index, double sub)
+{
+    double *o = ps_out_ptr();
+    o[0] = what;
+    o[1] = index;
+    o[2] = sub;
+    return PS_E_PARSE;
+}
+
+/* An id: an integer in [0, n). False for NaN (absent) and -infinity (not a number in JS). */
+static int is_id(double v, double n) { return v >= 0 && v < n && v == floor(v); }
+
+/* Input record fields (f64) of a V8 node. */
+enum { N_ID = 0, N_PARENT = 1, N_NAME_OFF = 2, N_NAME_LEN = 3, N_URL_OFF = 4, N_URL_LEN = 5,
+       N_LINE = 6, N_COL = 7, N_CHILD_AT = 8, N_CHILD_N = 9, N_WORDS = 10 };
+
+PS_API int32_t ps_trace_import_v8_nodes(int32_t h, uint32_t count, uint32_t nchildren, uint32_t bytes)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
     v8_clear(t);
-    if (count > (UINT32_MAX / (4 * R_WORDS)) - 1) return PS_E_ARG;
-    const uint8_t *b = ps__exchange_bytes();
+    if (count > (UINT32_MAX / (8 * N_WORDS)) - 1 || nchildren > UINT32_MAX / 16 - count * N_WORDS)
+        return PS_E_ARG;
+    const double *in = (const double *)(const void *)ps__exchange_bytes();
+    const double *kids = in + (size_t)count * N_WORDS;
+    const uint8_t *b = (const uint8_t *)(kids + nchildren);
     size_t words = (size_t)count * R_WORDS;
     t->v8_rec = malloc(words * 4 + 4);
     t->v8_stack = malloc((size_t)count * 4 + 4);
@@ -435,31 +464,86 @@ PS_API int32_t ps_trace_import_v8_nodes(int32_t h, uint32_t count, uint32_t byte
         v8_clear(t);
         return PS_E_NOMEM;
     }
-    memcpy(t->v8_rec, b, words * 4);
-    memcpy(t->v8_bytes, b + words * 4, bytes);
+    memcpy(t->v8_bytes, b, bytes);
     t->v8_count = count;
     memset(map, 0, ((size_t)mask + 1) * 4);
     t->v8_map = (uint32_t *)map;
     t->v8_mask = mask;
-    for (uint32_t i = 0; i < count; i++) {
+    int32_t st = PS_OK;
+    int children = 0, parents = 0;
+    for (uint32_t i = 0; i < count && st == PS_OK; i++) {
+        const double *n = in + (size_t)i * N_WORDS;
+        uint32_t *r = t->v8_rec + (size_t)i * R_WORDS;
         t->v8_stack[i] = -2;
         t->v8_marker[i] = PS_MARKER_NONE;
-        /* Strings must lie inside the byte region. */
-        if ((uint64_t)rec(t, i, R_NAME_OFF) + rec(t, i, R_NAME_LEN) > bytes ||
-            (uint64_t)rec(t, i, R_URL_OFF) + rec(t, i, R_URL_LEN) > bytes) {
-            v8_clear(t);
-            return PS_E_PARSE;
+        if (!is_id(n[N_ID], UINT32_MAX)) { st = bad(PS_BAD_NODE_ID, i, 0); break; }
+        /* V8 positions are 0-based, -1 unknown: stored 1-based, 0 absent. */
+        if (!is_id(n[N_LINE] + 1, UINT32_MAX)) { st = bad(PS_BAD_NODE_LINE, i, 0); break; }
+        if (!is_id(n[N_COL] + 1, UINT32_MAX)) { st = bad(PS_BAD_NODE_COLUMN, i, 0); break; }
+        /* Strings must lie inside the byte region (the shim's own layout: an argument error). */
+        if (n[N_NAME_OFF] + n[N_NAME_LEN] > bytes || n[N_URL_OFF] + n[N_URL_LEN] > bytes ||
+            !(n[N_NAME_OFF] >= 0 && n[N_NAME_LEN] >= 0 && n[N_URL_OFF] >= 0 && n[N_URL_LEN] >= 0) ||
+            (n[N_CHILD_N] > 0 && !(n[N_CHILD_AT] >= 0 && n[N_CHILD_AT] + n[N_CHILD_N] <= nchildren))) {
+            st = PS_E_ARG;
+            break;
         }
-        uint32_t id = rec(t, i, R_ID);
-        if (v8_lookup(t, id) >= 0) { v8_clear(t); return PS_E_PARSE; }
-        uint32_t j = mix(id) & mask;
+        r[R_ID] = (uint32_t)n[N_ID];
+        r[R_PARENT] = NO_PARENT;
+        r[R_NAME_OFF] = (uint32_t)n[N_NAME_OFF];
+        r[R_NAME_LEN] = (uint32_t)n[N_NAME_LEN];
+        r[R_URL_OFF] = (uint32_t)n[N_URL_OFF];
+        r[R_URL_LEN] = (uint32_t)n[N_URL_LEN];
+        r[R_LINE] = (uint32_t)(n[N_LINE] + 1);
+        r[R_COL] = (uint32_t)(n[N_COL] + 1);
+        if (v8_lookup(t, r[R_ID]) >= 0) { st = bad(PS_BAD_NODE_DUPLICATE, i, 0); break; }
+        uint32_t j = mix(r[R_ID]) & mask;
         while (t->v8_map[j]) j = (j + 1) & mask;
         t->v8_map[j] = i + 1;
+        children |= n[N_CHILD_N] >= 0;
+        parents |= !isnan(n[N_PARENT]);
     }
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t p = rec(t, i, R_PARENT);
-        if (p != PS_NO_PARENT && v8_lookup(t, p) < 0) { v8_clear(t); return PS_E_PARSE; }
+    /* Each node has at most one parent: from the children lists (the .cpuprofile's form) or
+     * the parent members (the trace-event ProfileChunk's form). */
+    for (uint32_t i = 0; i < count && st == PS_OK; i++) {
+        const double *n = in + (size_t)i * N_WORDS;
+        if (children) {
+            for (uint32_t k = 0; n[N_CHILD_N] > 0 && k < (uint32_t)n[N_CHILD_N]; k++) {
+                double c = kids[(size_t)n[N_CHILD_AT] + k];
+                int32_t ci = is_id(c, UINT32_MAX) ? v8_lookup(t, (uint32_t)c) : -1;
+                if (ci < 0) { st = bad(PS_BAD_NODE_CHILD, i, k); break; }
+                uint32_t *p = &t->v8_rec[(size_t)ci * R_WORDS + R_PARENT];
+                if (*p != NO_PARENT && *p != rec(t, i, R_ID)) { st = bad(PS_BAD_NODE_TWO_PARENTS, ci, 0); break; }
+                *p = rec(t, i, R_ID);
+            }
+        } else if (parents && !isnan(n[N_PARENT])) {
+            if (!is_id(n[N_PARENT], UINT32_MAX) || v8_lookup(t, (uint32_t)n[N_PARENT]) < 0) {
+                st = bad(PS_BAD_NODE_PARENT, i, 0);
+                break;
+            }
+            t->v8_rec[(size_t)i * R_WORDS + R_PARENT] = (uint32_t)n[N_PARENT];
+        }
     }
+    /* No cycles: walk up from each node, marking finished nodes (v8_stack: -2 new, -3 on the
+     * current walk, -4 done), so each node is visited once overall. */
+    for (uint32_t i = 0; i < count && st == PS_OK; i++) {
+        int32_t c = (int32_t)i;
+        while (c >= 0 && t->v8_stack[c] == -2) {
+            t->v8_stack[c] = -3;
+            uint32_t p = rec(t, (uint32_t)c, R_PARENT);
+            c = p == NO_PARENT ? -1 : v8_lookup(t, p);
+        }
+        if (c >= 0 && t->v8_stack[c] == -3) { st = bad(PS_BAD_NODE_CYCLE, c, 0); break; }
+        for (c = (int32_t)i; c >= 0 && t->v8_stack[c] == -3;) {
+            t->v8_stack[c] = -4;
+            uint32_t p = rec(t, (uint32_t)c, R_PARENT);
+            c = p == NO_PARENT ? -1 : v8_lookup(t, p);
+        }
+    }
+    if (st != PS_OK) {
+        v8_clear(t);
+        return st;
+    }
+    for (uint32_t i = 0; i < count; i++) t->v8_stack[i] = -2;
     return PS_OK;
 }
 
@@ -478,7 +562,7 @@ static int32_t v8_resolve(trace *t, uint32_t r)
         if (ps__vec_push(&path, cur) != PS_OK) { status = PS_E_NOMEM; break; }
         t->v8_stack[cur] = -3;
         uint32_t p = rec(t, cur, R_PARENT);
-        if (p == PS_NO_PARENT) break;
+        if (p == NO_PARENT) break;
         cur = (uint32_t)v8_lookup(t, p);
     }
     while (path.len) {
@@ -487,7 +571,7 @@ static int32_t v8_resolve(trace *t, uint32_t r)
         const uint8_t *name = t->v8_bytes + rec(t, i, R_NAME_OFF);
         const uint8_t *url = t->v8_bytes + rec(t, i, R_URL_OFF);
         uint32_t name_len = rec(t, i, R_NAME_LEN), url_len = rec(t, i, R_URL_LEN);
-        int root = rec(t, i, R_PARENT) == PS_NO_PARENT && is_meta(name, name_len, "(root)");
+        int root = rec(t, i, R_PARENT) == NO_PARENT && is_meta(name, name_len, "(root)");
         int meta = url_len == 0 && (is_meta(name, name_len, "(program)") ||
                                     is_meta(name, name_len, "(idle)") ||
                                     is_meta(name, name_len, "(garbage collector)"));
@@ -550,8 +634,8 @@ PS_API int32_t ps_trace_import_v8_samples(int32_t h, uint32_t count, double star
     if (!isfinite(start_us) || !isfinite(offset_ms) || isnan(after_ms) || isnan(until_ms))
         return PS_E_ARG;
     if (!count) return 0;
-    if (count > UINT32_MAX / 8) return PS_E_ARG;
-    const uint8_t *b = ps__exchange_bytes();
+    if (count > UINT32_MAX / 16) return PS_E_ARG;
+    const double *in = (const double *)(const void *)ps__exchange_bytes();
     double *ts = malloc((size_t)count * 8);
     uint32_t *rs = malloc((size_t)count * 4);
     if (!ts || !rs) { free(ts); free(rs); return PS_E_NOMEM; }
@@ -559,12 +643,12 @@ PS_API int32_t ps_trace_import_v8_samples(int32_t h, uint32_t count, double star
     uint32_t n = 0;
     int32_t status = PS_OK;
     for (uint32_t k = 0; k < count; k++) {
-        int32_t id, delta;
-        memcpy(&id, b + 4 * (size_t)k, 4);
-        memcpy(&delta, b + 4 * ((size_t)count + k), 4);
-        us += delta;
-        int32_t r = v8_lookup(t, (uint32_t)id);
-        if (r < 0 || !t->v8_map) { status = PS_E_PARSE; break; }
+        double id = in[k], delta = in[count + k];
+        int32_t r = t->v8_map && is_id(id, UINT32_MAX) ? v8_lookup(t, (uint32_t)id) : -1;
+        if (r < 0) { status = bad(PS_BAD_SAMPLE_NODE, k, 0); break; }
+        /* V8 writes whole µs; the import keeps µs resolution. */
+        if (!(fabs(delta) < 2147483648.0)) { status = bad(PS_BAD_TIME_DELTA, k, 0); break; }
+        us += nearbyint(delta);
         double ms = nearbyint(us - off_us) / 1000.0;
         if (!(ms > after_ms) || ms > until_ms) continue;
         ts[n] = ms;
@@ -585,82 +669,103 @@ PS_API int32_t ps_trace_import_v8_samples(int32_t h, uint32_t count, double star
     return status != PS_OK ? status : added;
 }
 
-/* ---- merging -------------------------------------------------------------------------------- */
+/* ---- ProfilerTrace import ------------------------------------------------------------------- */
 
-/* Restore time order (stable) after appending samples out of order. */
-static int order_samples(trace *t)
+/* Input record sizes (f64) of a ProfilerTrace's lists. */
+enum { TR_WORDS = 2, TF_WORDS = 5, TS_WORDS = 2, TM_WORDS = 3 };
+
+/* JS Self-Profiling §The ProfilerTrace Dictionary, read back: every id in range, positions
+ * positive integers, no cycle among stacks, finite timestamps, known markers; then each element
+ * re-interned (§get an element ID), so duplicates collapse and the trace obeys the invariants. */
+PS_API int32_t ps_trace_import(int32_t h, uint32_t nr, uint32_t nf, uint32_t ns, uint32_t nsm,
+                               uint32_t bytes, double after_ms, double until_ms)
 {
-    uint32_t n = t->nsamples, i = 1;
-    while (i < n && t->ts[i - 1] <= t->ts[i]) i++;
-    if (i >= n) return PS_OK;
-    double *ts = malloc((size_t)n * 8);
-    uint32_t *ix = malloc((size_t)n * 4);
-    int32_t *st = malloc((size_t)n * 4);
-    uint8_t *mk = malloc(n);
-    int status = ts && ix && st && mk ? PS_OK : PS_E_NOMEM;
-    if (status == PS_OK) {
-        memcpy(ts, t->ts, (size_t)n * 8);
-        for (uint32_t k = 0; k < n; k++) ix[k] = k;
-        status = sort_pairs(ts, ix, n);
+    trace *t = get(h);
+    if (!t) return PS_E_ARG;
+    uint64_t words = (uint64_t)nr * TR_WORDS + (uint64_t)nf * TF_WORDS + (uint64_t)ns * TS_WORDS +
+                     (uint64_t)nsm * TM_WORDS;
+    if (words > UINT32_MAX / 16 || isnan(after_ms) || isnan(until_ms)) return PS_E_ARG;
+    const double *R = (const double *)(const void *)ps__exchange_bytes();
+    const double *F = R + (size_t)nr * TR_WORDS, *S = F + (size_t)nf * TF_WORDS;
+    const double *M = S + (size_t)ns * TS_WORDS;
+    const uint8_t *b = (const uint8_t *)(M + (size_t)nsm * TM_WORDS);
+    for (uint32_t i = 0; i < nr; i++)
+        if (!(R[2 * i] >= 0 && R[2 * i + 1] >= 0 && R[2 * i] + R[2 * i + 1] <= bytes)) return PS_E_ARG;
+    for (uint32_t i = 0; i < nf; i++) {
+        const double *f = F + (size_t)i * TF_WORDS;
+        if (!(f[0] >= 0 && f[1] >= 0 && f[0] + f[1] <= bytes)) return PS_E_ARG;
+        if (!isnan(f[2]) && !is_id(f[2], nr)) return bad(PS_BAD_RESOURCE_ID, i, 0);
+        if (!isnan(f[3]) && !is_id(f[3], UINT32_MAX)) return bad(PS_BAD_LINE, i, 0);
+        if (!isnan(f[4]) && !is_id(f[4], UINT32_MAX)) return bad(PS_BAD_COLUMN, i, 0);
     }
-    if (status == PS_OK) {
-        memcpy(st, t->st, (size_t)n * 4);
-        memcpy(mk, t->mk, n);
-        for (uint32_t k = 0; k < n; k++) {
-            t->ts[k] = ts[k];
-            t->st[k] = st[ix[k]];
-            t->mk[k] = mk[ix[k]];
+    for (uint32_t i = 0; i < ns; i++) {
+        if (!is_id(S[2 * i], nf)) return bad(PS_BAD_FRAME_ID, i, 0);
+        if (!isnan(S[2 * i + 1]) && !is_id(S[2 * i + 1], ns)) return bad(PS_BAD_PARENT_ID, i, 0);
+    }
+    for (uint32_t i = 0; i < nsm; i++) {
+        const double *m = M + (size_t)i * TM_WORDS;
+        if (!isfinite(m[0])) return bad(PS_BAD_TIMESTAMP, i, 0);
+        if (!isnan(m[1]) && !is_id(m[1], ns)) return bad(PS_BAD_STACK_ID, i, 0);
+        if (!is_id(m[2], PS_MARKER_COUNT)) return bad(PS_BAD_MARKER, i, 0);
+    }
+    int32_t *map = malloc(((size_t)nr + nf + ns + 1) * 4);
+    double *ts = malloc(((size_t)nsm + 1) * 8);
+    uint32_t *ix = malloc(((size_t)nsm + 1) * 4);
+    ps_vec chain = {0};
+    int32_t st = map && ts && ix ? PS_OK : PS_E_NOMEM, added = 0;
+    int32_t *rmap = map, *fmap = map + nr, *smap = map + nr + nf;
+    for (uint32_t i = 0; i < nr && st == PS_OK; i++) {
+        rmap[i] = ps__pool_intern(&t->resources, b + (size_t)R[2 * i], (uint32_t)R[2 * i + 1]);
+        if (rmap[i] < 0) st = rmap[i];
+    }
+    for (uint32_t i = 0; i < nf && st == PS_OK; i++) {
+        const double *f = F + (size_t)i * TF_WORDS;
+        fmap[i] = frame_from_bytes(t, b + (size_t)f[0], (uint32_t)f[1], isnan(f[2]) ? -1 : rmap[(uint32_t)f[2]],
+                                   isnan(f[3]) ? 0 : (uint32_t)f[3], isnan(f[4]) ? 0 : (uint32_t)f[4]);
+        if (fmap[i] < 0) st = fmap[i];
+    }
+    /* Stacks may name a parent that comes later: walk up to a resolved ancestor (smap -2
+     * unresolved, -3 on the current chain: meeting it again is a cycle), then intern downwards.
+     * Iterative, so a deep trace cannot overflow the C stack. */
+    for (uint32_t i = 0; i < ns && st == PS_OK; i++) smap[i] = -2;
+    for (uint32_t i = 0; i < ns && st == PS_OK; i++) {
+        double cur = i;
+        chain.len = 0;
+        while (!isnan(cur) && smap[(uint32_t)cur] == -2 && st == PS_OK) {
+            smap[(uint32_t)cur] = -3;
+            st = ps__vec_push(&chain, (uint32_t)cur);
+            cur = S[2 * (size_t)cur + 1];
+        }
+        if (st != PS_OK) break;
+        if (!isnan(cur) && smap[(uint32_t)cur] == -3) { st = bad(PS_BAD_STACK_CYCLE, cur, 0); break; }
+        int32_t parent = isnan(cur) ? -1 : smap[(uint32_t)cur];
+        while (chain.len && st == PS_OK) {
+            uint32_t id = chain.v[--chain.len];
+            parent = smap[id] = stack_id(t, parent, (uint32_t)fmap[(uint32_t)S[2 * (size_t)id]]);
+            if (parent < 0) st = parent;
         }
     }
-    free(ts); free(ix); free(st); free(mk);
-    for (uint32_t k = 1; status == PS_OK && k < n; k++) PS_ASSERT(t->ts[k - 1] <= t->ts[k]);
-    return status;
-}
-
-PS_API int32_t ps_trace_merge(int32_t hd, int32_t hs)
-{
-    trace *d = get(hd), *s = get(hs);
-    if (!d || !s || d == s) return PS_E_ARG;
-    int32_t *rmap = malloc(((size_t)s->resources.ids + 1) * 4);
-    int32_t *fmap = malloc(((size_t)s->nframes + 1) * 4);
-    int32_t *smap = malloc(((size_t)s->nstacks + 1) * 4);
-    int32_t status = PS_OK, added = 0;
-    if (!rmap || !fmap || !smap) { status = PS_E_NOMEM; goto out; }
-    for (uint32_t i = 0; i < s->resources.ids && status == PS_OK; i++) {
-        rmap[i] = ps__pool_intern(&d->resources, (const uint8_t *)s->resources.str[i], s->resources.len[i]);
-        if (rmap[i] < 0) status = rmap[i];
+    /* Samples in time order (stable), those in (after_ms, until_ms] only. */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nsm && st == PS_OK; i++) {
+        double when = M[(size_t)i * TM_WORDS];
+        if (when > until_ms || when <= after_ms) continue;
+        ts[n] = when;
+        ix[n++] = i;
     }
-    for (uint32_t i = 0; i < s->nframes && status == PS_OK; i++) {
-        uint32_t n = s->f_name[i];
-        int32_t r = s->f_res[i] >= 0 ? rmap[s->f_res[i]] : -1;
-        fmap[i] = frame_from_bytes(d, (const uint8_t *)s->names.str[n], s->names.len[n], r,
-                                   s->f_line[i], s->f_col[i]);
-        if (fmap[i] < 0) status = fmap[i];
+    if (st == PS_OK) st = sort_pairs(ts, ix, n);
+    for (uint32_t k = 0; k < n && st == PS_OK; k++) {
+        const double *m = M + (size_t)ix[k] * TM_WORDS;
+        int32_t r = append_sample(t, m[0], isnan(m[1]) ? -1 : smap[(uint32_t)m[1]], (uint32_t)m[2]);
+        if (r == PS_E_LIMIT) break;
+        if (r < 0) st = r;
+        else added++;
     }
-    /* Parents precede children, so one pass in id order maps every stack. */
-    for (uint32_t i = 0; i < s->nstacks && status == PS_OK; i++) {
-        int32_t p = s->s_parent[i] >= 0 ? smap[s->s_parent[i]] : -1;
-        smap[i] = stack_id(d, p, (uint32_t)fmap[s->s_frame[i]]);
-        if (smap[i] < 0) status = smap[i];
-    }
-    /* Append in src order (up to dst's limit), then restore time order in one sort. */
-    uint32_t room = d->max_samples > d->nsamples ? d->max_samples - d->nsamples : 0;
-    uint32_t take = s->nsamples < room ? s->nsamples : room;
-    if (take < s->nsamples) d->full = 1;
-    if (status == PS_OK && samples_reserve(d, d->nsamples + take) != PS_OK) status = PS_E_NOMEM;
-    for (uint32_t i = 0; i < take && status == PS_OK; i++) {
-        uint32_t k = d->nsamples++;
-        d->ts[k] = s->ts[i];
-        d->st[k] = s->st[i] >= 0 ? smap[s->st[i]] : -1;
-        d->mk[k] = s->mk[i];
-        added++;
-    }
-    if (status == PS_OK) status = order_samples(d);
-out:
-    free(rmap);
-    free(fmap);
-    free(smap);
-    return status != PS_OK ? status : added;
+    ps__vec_free(&chain);
+    free(map);
+    free(ts);
+    free(ix);
+    return st != PS_OK ? st : added;
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */

@@ -57,32 +57,64 @@ PS_API int32_t ps_trace_sample(int32_t trace, double timestamp, int32_t stack, u
  * buffer: O(depth) hash lookups. Returns the sample index, PS_E_LIMIT or PS_E_ARG. */
 PS_API int32_t ps_trace_sample_frames(int32_t trace, double timestamp, uint32_t depth, uint32_t marker);
 
-/* "No parent" in the V8 import records below. */
-#define PS_NO_PARENT 0xffffffffu
+/* ---------------------------------------------------------------------------------------------
+ * Import: one path for every trace from outside (trace.c's header). Input is f64 records in the
+ * exchange buffer, NaN for an absent member and -infinity for a member of the wrong JS type,
+ * strings as WTF-8 (offset, byte length) into the byte region that follows the records. A
+ * refused input is PS_E_PARSE with out[0] = what (PS_BAD_*), out[1] = the index of the element
+ * in its list, out[2] = the index inside it (a child); PS_E_ARG when the layout itself is
+ * broken (a string outside the region: a shim bug).
+ */
+enum {
+    PS_BAD_RESOURCE_ID = 1,     /* frames[i].resourceId is not a resource id */
+    PS_BAD_LINE = 2,            /* frames[i].line is not a positive integer */
+    PS_BAD_COLUMN = 3,          /* frames[i].column is not a positive integer */
+    PS_BAD_FRAME_ID = 4,        /* stacks[i].frameId is not a frame id */
+    PS_BAD_PARENT_ID = 5,       /* stacks[i].parentId is not a stack id */
+    PS_BAD_STACK_CYCLE = 6,     /* the stacks form a cycle through stack i */
+    PS_BAD_TIMESTAMP = 7,       /* samples[i].timestamp is not a finite number */
+    PS_BAD_STACK_ID = 8,        /* samples[i].stackId is not a stack id */
+    PS_BAD_MARKER = 9,          /* samples[i].marker is not a ProfilerMarker */
+    PS_BAD_NODE_ID = 10,        /* nodes[i].id is not a non-negative integer */
+    PS_BAD_NODE_DUPLICATE = 11, /* nodes[i].id is used twice */
+    PS_BAD_NODE_LINE = 12,      /* nodes[i].callFrame.lineNumber is not an integer >= -1 */
+    PS_BAD_NODE_COLUMN = 13,    /* nodes[i].callFrame.columnNumber is not an integer >= -1 */
+    PS_BAD_NODE_CHILD = 14,     /* nodes[i].children[k] names no node */
+    PS_BAD_NODE_PARENT = 15,    /* nodes[i].parent names no node */
+    PS_BAD_NODE_TWO_PARENTS = 16, /* nodes[i] has two parents */
+    PS_BAD_NODE_CYCLE = 17,     /* the nodes form a cycle through nodes[i] */
+    PS_BAD_SAMPLE_NODE = 18,    /* samples[i] names no node */
+    PS_BAD_TIME_DELTA = 19      /* timeDeltas[i] is not a finite number of µs below 2^31 */
+};
 
-/* Import the node table of a V8 CPU profile (Profiler.stop's `profile.nodes`). The exchange
- * buffer holds `count` records of eight u32 — V8 node id, parent's V8 id (PS_NO_PARENT for none),
- * name offset and byte length, URL offset and byte length (offsets into the byte region),
- * lineNumber + 1, columnNumber + 1 (V8 positions are 0-based with -1 for unknown, so these are
- * the 1-based values or 0) — followed by a region of `bytes` bytes holding the strings (records
- * may share them). The root is dropped; "(program)" and "(idle)" map to an empty stack,
- * "(garbage collector)" to an empty stack with the gc marker. Nothing is interned yet: frames
- * and stacks are created by ps_trace_import_v8_samples for the nodes samples use, in first-use
- * order, as "take a sample" would. The table is kept until the next import. Returns PS_OK or a
- * negative status (PS_E_PARSE for a malformed table: unknown parent, duplicate id, string out
- * of the region; a cycle is reported by the samples call). */
-PS_API int32_t ps_trace_import_v8_nodes(int32_t trace, uint32_t count, uint32_t bytes);
-/* Import `count` samples of the same profile: the exchange buffer holds `count` i32 node ids
- * then `count` i32 timeDeltas (µs). A sample's time is (start_us + running sum of deltas) / 1000
- * - offset_ms, rounded to 1 µs (V8's resolution); samples at or before `after_ms` or after
- * `until_ms` are skipped. Samples are appended in time order (V8 may emit small negative
- * deltas). Returns the number appended (stops at the buffer limit; see ps_trace_info) or a
- * negative status (PS_E_PARSE for an unknown node id). */
+/* Import a ProfilerTrace into trace `h`: `nr` resources (offset, length), `nf` frames (name
+ * offset, name length, resourceId, line, column), `ns` stacks (frameId, parentId), `nsm`
+ * samples (timestamp, stackId, marker as PS_MARKER_*), then `bytes` bytes of strings. Ids are
+ * re-interned (ids may renumber, duplicates collapse, a parent may come after its child);
+ * samples in (after_ms, until_ms] are appended in time order (stable) up to the buffer limit.
+ * Returns the number appended or a negative status. */
+PS_API int32_t ps_trace_import(int32_t trace, uint32_t nr, uint32_t nf, uint32_t ns, uint32_t nsm,
+                               uint32_t bytes, double after_ms, double until_ms);
+
+/* Import the node table of a V8 CPU profile (Profiler.stop's `profile.nodes`, a .cpuprofile's
+ * or a trace-event ProfileChunk's). Input: `count` records of ten f64 — id, parent's id (the
+ * ProfileChunk form), name offset and length, URL offset and length, lineNumber, columnNumber
+ * (V8's 0-based positions, -1 unknown), then the offset and length of the node's children ids
+ * in the list of `nchildren` f64 that follows the records (length -1: no children member) —
+ * then `bytes` bytes of strings. Parents come from the children lists when any node has one,
+ * else from the parent members. The root is dropped; "(program)" and "(idle)" map to an empty
+ * stack, "(garbage collector)" to an empty stack with the gc marker. Nothing is interned yet:
+ * frames and stacks are created by ps_trace_import_v8_samples for the nodes samples use, in
+ * first-use order, as "take a sample" would. The table is kept until the next import. Returns
+ * PS_OK or a negative status (PS_BAD_NODE_*). */
+PS_API int32_t ps_trace_import_v8_nodes(int32_t trace, uint32_t count, uint32_t nchildren, uint32_t bytes);
+/* Import `count` samples of the same profile: `count` f64 node ids then `count` f64 timeDeltas
+ * (µs, rounded to whole µs). A sample's time is (start_us + running sum of deltas) / 1000 -
+ * offset_ms; samples at or before `after_ms` or after `until_ms` are skipped. Samples are
+ * appended in time order (V8 may emit small negative deltas). Returns the number appended
+ * (stops at the buffer limit; see ps_trace_info) or a negative status (PS_BAD_SAMPLE_NODE,
+ * PS_BAD_TIME_DELTA). */
 PS_API int32_t ps_trace_import_v8_samples(int32_t trace, uint32_t count, double start_us, double offset_ms, double after_ms, double until_ms);
-/* Append every sample of `src` to `dst`, re-interning its resources, frames and stacks, then
- * keep `dst`'s samples in time order (merging traces). Returns the number of samples appended
- * (stops at dst's limit) or a negative status. */
-PS_API int32_t ps_trace_merge(int32_t dst, int32_t src);
 
 /* Sizes of a trace in the out registers: out[0] resources, out[1] frames, out[2] stacks,
  * out[3] samples, out[4] 1 if a sample was refused for the buffer limit, out[5] max samples,

@@ -40,7 +40,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 if [ -L node_modules ]; then
-  echo "install-deps: node_modules is a symlink (shared with another checkout); not running npm ci" >&2
+  echo "install-deps: node_modules is a symlink (shared with another checkout); not running npm install" >&2
   exit 0
 fi
 # Only when a package of package.json is missing (a lockfile's mtime says nothing in a fresh
@@ -48,6 +48,12 @@ fi
 if ! node -e 'const p = require("./package.json");
   const names = Object.keys({ ...p.dependencies, ...p.devDependencies });
   process.exit(names.every((n) => require("fs").existsSync("node_modules/" + n + "/package.json")) ? 0 : 1)'; then
-  echo "== npm ci"
-  npm ci --no-audit --no-fund
+  # `npm install`, not `npm ci`: the lock pins every version, but Biome's optional packages for
+  # other platforms are absent from the registry these machines reach, so npm cannot record them
+  # and `npm ci` refuses a lock without them. `npm install` installs the locked versions and
+  # skips what this platform does not use; the lockfile is restored so the tree stays clean.
+  echo "== npm install (locked versions)"
+  cp package-lock.json "${TMPDIR:-/tmp}/perfshim-lock.$$"
+  npm install --no-audit --no-fund
+  cp "${TMPDIR:-/tmp}/perfshim-lock.$$" package-lock.json && rm -f "${TMPDIR:-/tmp}/perfshim-lock.$$"
 fi

@@ -287,7 +287,7 @@ export async function run(argv, io = {}) {
   clearLine();
   const exitCode = code !== null ? code : signalCode(signal);
 
-  let threads = [];
+  const threads = [];
   try {
     // The root process's main thread first, then its workers, then forked processes' threads.
     for (const f of readdirSync(tmp)) {

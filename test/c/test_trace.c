@@ -185,16 +185,17 @@ TEST(sample_frames_walks_the_trie)
     ps_trace_free(t);
 }
 
-/* A V8 node table writer: records then strings, as the glue writes them. */
+/* A V8 node table writer: f64 records (the parent form: no children lists) then strings, as
+ * the glue writes them. */
 typedef struct { uint32_t id, parent; const char *name, *url; int line, col; } node;
 
 /* Returns the byte region's length. Equal strings are written once, as the glue does. */
 static uint32_t put_nodes(const node *n, uint32_t count)
 {
-    size_t bytes = count * 32;
+    size_t bytes = count * 80;
     for (uint32_t i = 0; i < count; i++) bytes += strlen(n[i].name) + strlen(n[i].url);
     uint8_t *b = ps_exchange_reserve((uint32_t)bytes + 1);
-    uint8_t *region = b + count * 32;
+    uint8_t *region = b + count * 80;
     uint32_t at = 0;
     const char *last_url = 0;
     uint32_t last_url_off = 0;
@@ -205,9 +206,9 @@ static uint32_t put_nodes(const node *n, uint32_t count)
         uint32_t url_off;
         if (last_url && strcmp(last_url, n[i].url) == 0) url_off = last_url_off;
         else { url_off = at; memcpy(region + at, n[i].url, ul); at += ul; last_url = n[i].url; last_url_off = url_off; }
-        uint32_t r[8] = {n[i].id, n[i].parent, name_off, nl, url_off, ul,
-                         (uint32_t)(n[i].line + 1), (uint32_t)(n[i].col + 1)};
-        memcpy(b + i * 32, r, 32);
+        double r[10] = {n[i].id, n[i].parent == 0xffffffffu ? NAN : n[i].parent, name_off, nl, url_off, ul,
+                        n[i].line, n[i].col, 0, -1};
+        memcpy(b + i * 80, r, 80);
     }
     return at;
 }
@@ -215,14 +216,22 @@ static uint32_t put_nodes(const node *n, uint32_t count)
 static int32_t import_nodes(int32_t t, const node *n, uint32_t count)
 {
     uint32_t bytes = put_nodes(n, count);
-    return ps_trace_import_v8_nodes(t, count, bytes);
+    return ps_trace_import_v8_nodes(t, count, 0, bytes);
 }
 
 static void put_samples(const int32_t *ids, const int32_t *deltas, uint32_t count)
 {
-    uint8_t *b = ps_exchange_reserve(count * 8 + 1);
-    memcpy(b, ids, count * 4);
-    memcpy(b + count * 4, deltas, count * 4);
+    double *b = (double *)(void *)ps_exchange_reserve(count * 16 + 1);
+    for (uint32_t k = 0; k < count; k++) {
+        b[k] = ids[k];
+        b[count + k] = deltas[k];
+    }
+}
+
+/* The PS_BAD_* code and index of the last refused import. */
+static int bad_is(int32_t status, int what, int index)
+{
+    return status == PS_E_PARSE && ps_out_ptr()[0] == what && ps_out_ptr()[1] == index;
 }
 
 #define NONE 0xffffffffu
@@ -322,20 +331,22 @@ TEST(malformed_v8_tables_are_refused)
 {
     int32_t t = ps_trace_new(10);
     node unknown_parent[] = {{1, 0xffffffffu, "(root)", "", -1, -1}, {2, 42, "f", "u", 0, 0}};
-    CHECK_EQ_INT(import_nodes(t, unknown_parent, 2), PS_E_PARSE);
+    CHECK(bad_is(import_nodes(t, unknown_parent, 2), PS_BAD_NODE_PARENT, 1));
     node dup[] = {{1, 0xffffffffu, "(root)", "", -1, -1}, {1, 1, "f", "u", 0, 0}};
-    CHECK_EQ_INT(import_nodes(t, dup, 2), PS_E_PARSE);
+    CHECK(bad_is(import_nodes(t, dup, 2), PS_BAD_NODE_DUPLICATE, 1));
+    node low_line[] = {{1, 0xffffffffu, "(root)", "", -1, -1}, {2, 1, "f", "u", -2, 0}};
+    CHECK(bad_is(import_nodes(t, low_line, 2), PS_BAD_NODE_LINE, 1));
     uint32_t bytes = put_nodes(PROFILE, 9);
-    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 9, bytes - 1), PS_E_PARSE); /* a string past the end */
+    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 9, 0, bytes - 1), PS_E_ARG); /* a string past the end */
     node cycle[] = {{1, 2, "f", "u", 0, 0}, {2, 1, "g", "u", 0, 0}};
-    CHECK_EQ_INT(import_nodes(t, cycle, 2), PS_OK);
+    CHECK(bad_is(import_nodes(t, cycle, 2), PS_BAD_NODE_CYCLE, 0));
     int32_t ids[] = {1}, deltas[] = {1};
     put_samples(ids, deltas, 1);
-    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_E_PARSE);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_E_PARSE);  /* no table */
     import_nodes(t, PROFILE, 9);
     int32_t missing[] = {77};
     put_samples(missing, deltas, 1);
-    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_E_PARSE);
+    CHECK(bad_is(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), PS_BAD_SAMPLE_NODE, 0));
     CHECK_EQ_DBL(info(t, 3), 0);
     CHECK(invariants(t));
     ps_trace_free(t);
@@ -403,38 +414,113 @@ TEST(random_stacks_match_a_naive_model)
     ps_trace_free(t);
 }
 
-TEST(merge_reinterns_and_keeps_time_order)
+/* A ProfilerTrace laid out as the glue writes it: f64 records, then the strings. */
+static uint32_t put_trace(const char **res_, uint32_t nr, const double *frames, const char **names, uint32_t nf,
+                          const double *stacks, uint32_t ns, const double *samples, uint32_t nsm)
 {
-    int32_t a = ps_trace_new(100), b = ps_trace_new(100);
-    int32_t ra = res(a, "https://x/a.js");
-    frame(a, "f", ra, 1, 1);
-    int32_t sa = ps_trace_stack(a, -1, 0);
-    ps_trace_sample(a, 1, sa, 0);
-    ps_trace_sample(a, 3, sa, 0);
-    res(b, "https://x/b.js");
-    int32_t rb = res(b, "https://x/a.js");
-    frame(b, "g", 0, 2, 2);
-    frame(b, "f", rb, 1, 1);
-    int32_t s0 = ps_trace_stack(b, -1, 1);
-    int32_t s1 = ps_trace_stack(b, s0, 0);
-    ps_trace_sample(b, 2, s1, PS_MARKER_SCRIPT);
-    ps_trace_sample(b, 4, s0, PS_MARKER_GC);
-    CHECK_EQ_INT(ps_trace_merge(a, b), 2);
-    CHECK_EQ_INT(ps_trace_merge(a, a), PS_E_ARG);
-    CHECK_EQ_DBL(info(a, 0), 2);  /* a.js once */
-    CHECK_EQ_DBL(info(a, 1), 2);  /* f once, g */
-    CHECK_EQ_DBL(info(a, 2), 2);  /* f at top once; f > g */
-    CHECK_EQ_DBL(info(a, 3), 4);
-    const double *ts = ps_trace_column(a, PS_COL_SAMPLE_TIME);
-    const int32_t *st = ps_trace_column(a, PS_COL_SAMPLE_STACK);
-    const uint8_t *mk = ps_trace_column(a, PS_COL_SAMPLE_MARKER);
-    CHECK(ts[0] == 1 && ts[1] == 2 && ts[2] == 3 && ts[3] == 4);
-    CHECK_EQ_INT(st[1], 1);
-    CHECK_EQ_INT(st[3], 0);
-    CHECK_EQ_INT(mk[1], PS_MARKER_SCRIPT);
-    CHECK(invariants(a));
-    ps_trace_free(a);
-    ps_trace_free(b);
+    size_t words = nr * 2 + nf * 5 + ns * 2 + nsm * 3, bytes = 0;
+    for (uint32_t i = 0; i < nr; i++) bytes += strlen(res_[i]);
+    for (uint32_t i = 0; i < nf; i++) bytes += strlen(names[i]);
+    double *w = (double *)(void *)ps_exchange_reserve((uint32_t)(words * 8 + bytes + 1));
+    char *region = (char *)(w + words);
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < nr; i++, w += 2) {
+        uint32_t l = (uint32_t)strlen(res_[i]);
+        memcpy(region + at, res_[i], l);
+        w[0] = at; w[1] = l; at += l;
+    }
+    for (uint32_t i = 0; i < nf; i++, w += 5) {
+        uint32_t l = (uint32_t)strlen(names[i]);
+        memcpy(region + at, names[i], l);
+        w[0] = at; w[1] = l; at += l;
+        memcpy(w + 2, frames + 3 * i, 24);
+    }
+    memcpy(w, stacks, ns * 16); w += ns * 2;
+    memcpy(w, samples, nsm * 24);
+    return at;
+}
+
+TEST(a_profiler_trace_is_validated_then_reinterned)
+{
+    const char *res_[] = {"https://x/a.js", "https://x/a.js"};
+    const char *names[] = {"f", "g", "f"};
+    double frames[] = {0, 1, 1,  NAN, NAN, NAN,  1, 1, 1};   /* frame 2 equals frame 0 */
+    double stacks[] = {0, 2,  1, NAN,  2, 1};                  /* stack 0's parent comes later */
+    double samples[] = {3, 0, PS_MARKER_SCRIPT,  1, 1, 0,  2, NAN, PS_MARKER_GC};
+    int32_t t = ps_trace_new(100);
+    uint32_t bytes = put_trace(res_, 2, frames, names, 3, stacks, 3, samples, 3);
+    CHECK_EQ_INT(ps_trace_import(t, 2, 3, 3, 3, bytes, -INFINITY, INFINITY), 3);
+    CHECK(invariants(t));
+    CHECK_EQ_DBL(info(t, 0), 1);   /* one resource */
+    CHECK_EQ_DBL(info(t, 1), 2);   /* f, g */
+    CHECK_EQ_DBL(info(t, 2), 3);   /* g, g > f, g > f > f: frame 2 is frame 0 */
+    const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
+    const uint8_t *mk = ps_trace_column(t, PS_COL_SAMPLE_MARKER);
+    CHECK(ts[0] == 1 && ts[1] == 2 && ts[2] == 3);               /* time order */
+    CHECK_EQ_INT(mk[1], PS_MARKER_GC);
+    /* (after, until] */
+    int32_t u = ps_trace_new(100);
+    bytes = put_trace(res_, 2, frames, names, 3, stacks, 3, samples, 3);
+    CHECK_EQ_INT(ps_trace_import(u, 2, 3, 3, 3, bytes, 1, 2), 1);
+    ps_trace_free(u);
+    ps_trace_free(t);
+}
+
+TEST(a_bad_profiler_trace_names_the_member)
+{
+    const char *res_[] = {"r"};
+    const char *names[] = {"f"};
+    int32_t t = ps_trace_new(10);
+    double f_bad_res[] = {3, NAN, NAN}, f_bad_line[] = {NAN, 1.5, NAN}, f_ok[] = {0, 2, NAN};
+    double s_ok[] = {0, NAN}, s_bad_frame[] = {4, NAN}, s_self[] = {0, 0}, m_ok[] = {1, 0, 0};
+    double m_nan[] = {NAN, 0, 0}, m_bad_stack[] = {1, 5, 0}, m_bad_marker[] = {1, NAN, -1};
+    uint32_t b;
+    b = put_trace(res_, 1, f_bad_res, names, 1, s_ok, 1, m_ok, 1);
+    CHECK(bad_is(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), PS_BAD_RESOURCE_ID, 0));
+    b = put_trace(res_, 1, f_bad_line, names, 1, s_ok, 1, m_ok, 1);
+    CHECK(bad_is(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), PS_BAD_LINE, 0));
+    b = put_trace(res_, 1, f_ok, names, 1, s_bad_frame, 1, m_ok, 1);
+    CHECK(bad_is(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), PS_BAD_FRAME_ID, 0));
+    b = put_trace(res_, 1, f_ok, names, 1, s_self, 1, m_ok, 1);
+    CHECK(bad_is(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), PS_BAD_STACK_CYCLE, 0));
+    b = put_trace(res_, 1, f_ok, names, 1, s_ok, 1, m_nan, 1);
+    CHECK(bad_is(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), PS_BAD_TIMESTAMP, 0));
+    b = put_trace(res_, 1, f_ok, names, 1, s_ok, 1, m_bad_stack, 1);
+    CHECK(bad_is(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), PS_BAD_STACK_ID, 0));
+    b = put_trace(res_, 1, f_ok, names, 1, s_ok, 1, m_bad_marker, 1);
+    CHECK(bad_is(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), PS_BAD_MARKER, 0));
+    b = put_trace(res_, 1, f_ok, names, 1, s_ok, 1, m_ok, 1);
+    CHECK_EQ_INT(ps_trace_import(t, 1, 1, 1, 1, b - 1, -INFINITY, INFINITY), PS_E_ARG);  /* past the region */
+    CHECK_EQ_INT(ps_trace_import(t, 1, 1, 1, 1, b, -INFINITY, INFINITY), 1);
+    CHECK(invariants(t));
+    ps_trace_free(t);
+}
+
+TEST(v8_children_lists_give_the_parents)
+{
+    /* root(1) > a(2) > b(3), children lists only; then b listed under root too: two parents. */
+    const char *s = "(root)ab";
+    double rec[3][10] = {{1, NAN, 0, 6, 0, 0, -1, -1, 0, 1}, {2, NAN, 6, 1, 0, 0, 0, 0, 1, 1},
+                         {3, NAN, 7, 1, 0, 0, 4, 2, 0, -1}};
+    double kids[] = {2, 3};
+    int32_t t = ps_trace_new(10);
+    uint8_t *b = ps_exchange_reserve(3 * 80 + 16 + 8);
+    memcpy(b, rec, sizeof rec);
+    memcpy(b + 240, kids, 16);
+    memcpy(b + 256, s, 8);
+    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 3, 2, 8), PS_OK);
+    int32_t ids[] = {3}, deltas[] = {5};
+    put_samples(ids, deltas, 1);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 1, 0, 0, -INFINITY, INFINITY), 1);
+    CHECK_EQ_DBL(info(t, 2), 2);  /* a > b */
+    rec[0][9] = 2;                /* root's children: 2, 3 */
+    b = ps_exchange_reserve(3 * 80 + 16 + 8);
+    memcpy(b, rec, sizeof rec);
+    memcpy(b + 240, kids, 16);
+    memcpy(b + 256, s, 8);
+    CHECK(bad_is(ps_trace_import_v8_nodes(t, 3, 2, 8), PS_BAD_NODE_TWO_PARENTS, 2));
+    CHECK(invariants(t));
+    ps_trace_free(t);
 }
 
 TEST(strings_come_out_as_a_borrowed_blob_with_lengths)
@@ -491,7 +577,9 @@ int main(void)
     RUN(malformed_v8_tables_are_refused);
     RUN(deep_v8_stacks_do_not_recurse);
     RUN(random_stacks_match_a_naive_model);
-    RUN(merge_reinterns_and_keeps_time_order);
+    RUN(a_profiler_trace_is_validated_then_reinterned);
+    RUN(a_bad_profiler_trace_names_the_member);
+    RUN(v8_children_lists_give_the_parents);
     RUN(strings_come_out_as_a_borrowed_blob_with_lengths);
     RUN(many_traces_at_once);
     return CHECK_DONE();

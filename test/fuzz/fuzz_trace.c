@@ -22,22 +22,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t records = data[0] % 24, samples = data[1] % 64, max = 1 + data[2] % 40;
     data += 4;
     size -= 4;
-    size_t table = (size_t)records * 32;
+    /* Records: ten f64 each, read from the input (any bit pattern: NaN, infinities, huge). */
+    size_t table = (size_t)records * 80;
     if (table > size) return 0;
     int32_t h = ps_trace_new(max);
     if (h < 0) return 0;
     uint8_t *ex = ps_exchange_reserve((uint32_t)size + 1);
     memcpy(ex, data, size);
-    if (ps_trace_import_v8_nodes(h, records, (uint32_t)(size - table)) == PS_OK && records) {
+    if (ps_trace_import_v8_nodes(h, records, 0, (uint32_t)(size - table)) == PS_OK && records) {
         /* Samples: node ids drawn from the table's ids, deltas from the input. */
-        uint32_t ids[24];
-        for (uint32_t i = 0; i < records; i++) memcpy(&ids[i], data + i * 32, 4);
-        ex = ps_exchange_reserve(samples * 8 + 8);
+        double ids[24];
+        for (uint32_t i = 0; i < records; i++) memcpy(&ids[i], data + i * 80, 8);
+        double *s = (double *)(void *)ps_exchange_reserve(samples * 16 + 8);
         for (uint32_t i = 0; i < samples; i++) {
             uint8_t b = data[(i * 7) % size];
-            int32_t id = (int32_t)ids[b % records], delta = (int32_t)(b % 5) * 250;
-            memcpy(ex + i * 4, &id, 4);
-            memcpy(ex + samples * 4 + i * 4, &delta, 4);
+            s[i] = ids[b % records];
+            s[samples + i] = (b % 5) * 250;
         }
         ps_trace_import_v8_samples(h, samples, 1000, 0, -1e300, 1e300);
     }

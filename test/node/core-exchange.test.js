@@ -1,10 +1,11 @@
 // The io layer (glue/io.js over src/exchange.c): strings cross as WTF-8 both ways, blobs come out
 // and are released, views survive memory growth, and the suites really run on the build
 // PERFSHIM_WASM names (the debug build in `make test`).
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { createCore, loadCore, lazyCore } from '../../glue/loader.js';
+import { test } from 'node:test';
 import { decode, encodeInto } from '../../glue/io.js';
+import { createCore, lazyCore, loadCore } from '../../glue/loader.js';
 
 test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogates kept apart', () => {
   const core = createCore();
@@ -24,15 +25,25 @@ test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogate
 
 test('every string decodes back to itself: lone surrogates, a leading BOM, long strings', () => {
   const core = createCore();
-  const samples = ['naïve ☕ 😀', 'a\ud800b', '\udc00', 'x\udbff', '\ud800\ud800\udc00', '\ufeffbom', '',
-    'ab'.repeat(5000) + '\ud800', String.fromCharCode(...Array.from({ length: 2048 }, (_, i) => i * 31 + 1))];
+  const samples = [
+    'naïve ☕ 😀',
+    'a\ud800b',
+    '\udc00',
+    'x\udbff',
+    '\ud800\ud800\udc00',
+    '\ufeffbom',
+    '',
+    'ab'.repeat(5000) + '\ud800',
+    String.fromCharCode(...Array.from({ length: 2048 }, (_, i) => i * 31 + 1)),
+  ];
   for (const s of samples) {
     const n = core.putString(s); // first: writing may move the exchange buffer
     assert.ok(core.string(core.reserve(1), n) === s, JSON.stringify(s.slice(0, 20)));
   }
-  // Bytes that are not WTF-8 at all (a stray continuation byte, a truncated sequence) become U+FFFD.
-  const b = new Uint8Array([0x61, 0x80, 0x62, 0xe2, 0x82]);
-  assert.equal(decode(b, 0, b.length), 'a\ufffdb\ufffd\ufffd');
+  // Bytes that are not WTF-8 at all (a stray continuation byte, a truncated sequence) become
+  // U+FFFD as the Encoding Standard decodes them, lone surrogates beside them kept.
+  const b = new Uint8Array([0x61, 0x80, 0x62, 0xe2, 0x82, 0xed, 0xb0, 0x80]);
+  assert.equal(decode(b, 0, b.length), 'a\ufffdb\ufffd\udc00');
   const room = new Uint8Array(9);
   assert.equal(encodeInto('a\ud800b', room, 2), 5);
   assert.equal(decode(room, 2, 7), 'a\ud800b');
@@ -55,9 +66,15 @@ test('a blob comes out as {ptr, len} and is released once read', () => {
 test('a negative status becomes the exception of the one table', () => {
   const core = createCore();
   assert.equal(core.check(3, 'ctx'), 3);
-  assert.throws(() => core.check(-9, "Failed to execute 'x' on 'Y'"), { name: 'TypeError', message: /^Failed to execute 'x' on 'Y': / });
+  assert.throws(() => core.check(-9, "Failed to execute 'x' on 'Y'"), {
+    name: 'TypeError',
+    message: /^Failed to execute 'x' on 'Y': /,
+  });
   assert.throws(() => core.check(-1, 'ctx'), { name: 'RangeError' });
-  assert.throws(() => core.check(-19, 'ctx'), { name: 'TypeError', message: 'ctx: malformed input' });
+  assert.throws(() => core.check(-19, 'ctx'), {
+    name: 'TypeError',
+    message: 'ctx: malformed input',
+  });
 });
 
 test('views are re-derived after the memory grows', () => {
@@ -70,7 +87,11 @@ test('views are re-derived after the memory grows', () => {
   assert.ok(core.memory.buffer.byteLength > before, 'memory grew');
   assert.equal(out.length, 0, 'the old view is detached');
   assert.equal(whole.length, 0, 'the old whole-memory view too');
-  assert.equal(core.u32().length, core.memory.buffer.byteLength / 4, 'u32() is re-derived over the grown memory');
+  assert.equal(
+    core.u32().length,
+    core.memory.buffer.byteLength / 4,
+    'u32() is re-derived over the grown memory',
+  );
   const a = core.x.ps_timeline_name_new();
   assert.ok(core.x.ps_timeline_add(0, a, 5, 0) >= 0);
   assert.equal(core.x.ps_usertiming_measure(0, 0, 2, a, 0, 0, 0, 0, 12), 0);
@@ -79,9 +100,12 @@ test('views are re-derived after the memory grows', () => {
   assert.ok(core.u32()[core.results()] >= 0);
 });
 
-test('a lazy core instantiates on first use and then has the core\'s own members', () => {
+test("a lazy core instantiates on first use and then has the core's own members", () => {
   let made = 0;
-  const lazy = lazyCore(() => { made++; return createCore(); });
+  const lazy = lazyCore(() => {
+    made++;
+    return createCore();
+  });
   assert.equal(made, 0);
   assert.equal(typeof lazy.putString, 'function');
   assert.equal(made, 1);

@@ -10,7 +10,7 @@ const nativeMark = nativeProto.mark;
 const NativeMark = globalThis.PerformanceMark;
 
 const pre1 = performance.mark('pre', { startTime: 5, detail: { from: 'native' } });
-const pre2 = performance.mark('pre2', { startTime: 2 });
+performance.mark('pre2', { startTime: 2 });
 const preMeasure = performance.measure('pre-measure', { start: 3, end: 9, detail: [1, 2] });
 const pre3 = performance.mark('pre', { startTime: 7 });
 

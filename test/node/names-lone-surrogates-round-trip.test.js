@@ -1,16 +1,18 @@
 // Names cross the C/JS boundary through one WTF-8 codec: lone surrogates (legal in JS strings)
 // come back exactly from a Profiler trace, the exporters and the .cpuprofile importer.
-import test from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import test from 'node:test';
+import { createExporters } from '../../glue/export.js';
 import { createCore } from '../../glue/loader.js';
 import { createTraceCodec } from '../../glue/profiler-trace.js';
-import { createExporters } from '../../glue/export.js';
 
 const wasmPath = process.env.PERFSHIM_WASM;
 const core = wasmPath ? createCore(new Uint8Array(readFileSync(wasmPath))) : createCore();
 const codec = createTraceCodec(core);
-const { toCpuProfile, fromCpuProfile, toSpeedscope, toFirefoxProfile, toTraceEvents } = createExporters(core);
+const { toCpuProfile, fromCpuProfile, toSpeedscope, toFirefoxProfile, toTraceEvents } =
+  createExporters(core);
 
 const NAMES = ['a\ud800b', '\udc00', 'x\udbff', '\ud83d\ude00 ok', '\ufeffbom', 'é€', ''];
 const trace = {
@@ -25,7 +27,10 @@ test('a Profiler trace gives back every frame name and resource exactly', () => 
   try {
     codec.importTrace(h, trace);
     const t = codec.read(h);
-    assert.deepEqual(t.frames.map((f) => f.name), NAMES);
+    assert.deepEqual(
+      t.frames.map((f) => f.name),
+      NAMES,
+    );
     assert.deepEqual(t.resources, trace.resources);
   } finally {
     codec.free(h);

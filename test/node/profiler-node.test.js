@@ -214,7 +214,6 @@ test("a user's own inspector session keeps working alongside ours", async () => 
   const { profile } = await post('Profiler.stop');
   // Ours saw the work; the user's profile covers before, during and after ours.
   assert.ok(samplesIn(t, 'outerWork').length > 0);
-  const names = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
   const userOuter = profile.nodes.filter((n) => n.callFrame.functionName === 'outerWork').length;
   assert.ok(userOuter > 0, "the user's profile saw the work too");
   const spanMs = (profile.endTime - profile.startTime) / 1000;

@@ -1,5 +1,5 @@
 // The trace trie seen from JS (glue/profiler-trace.js over src/trace.c): re-encoding, output
-// shape (absent members absent), merging, and views that survive memory growth.
+// shape (absent members absent), and views that survive memory growth.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -116,6 +116,15 @@ test('malformed traces are TypeErrors', () => {
   }
 });
 
+test('a marker this build does not know is an error, or "other" for a browser\'s own trace', () => {
+  const t = { ...NATIVE, samples: [{ timestamp: 1, marker: 'future' }, { timestamp: 2, marker: 'gc' }] };
+  const h = codec.create(100);
+  assert.throws(() => codec.importTrace(h, t), (e) => e.constructor === TypeError && /samples\[0\]\.marker future/.test(e.message));
+  assert.equal(codec.importTrace(h, t, Infinity, -Infinity, undefined, true), 2);
+  assert.deepEqual(codec.read(h).samples.map((x) => x.marker), ['other', 'gc']);
+  codec.free(h);
+});
+
 test('addSample interns frames and walks the trie per sample', () => {
   const h = codec.create(100);
   const f = (name, line) => ({ name, resource: 'file:///x.js', line, column: 1 });
@@ -130,19 +139,6 @@ test('addSample interns frames and walks the trie per sample', () => {
   assert.equal(t.frames.length, 3);
   assert.equal(t.stacks.length, 3);
   assert.deepEqual(t.samples.map((s) => s.stackId), [1, 2, 0, undefined]);
-});
-
-test('traces merge: resources, frames and stacks re-interned, samples in time order', () => {
-  const a = codec.create(100), b = codec.create(100);
-  codec.importTrace(a, { ...NATIVE, samples: NATIVE.samples.slice(0, 2) });
-  codec.importTrace(b, { ...NATIVE, samples: [{ timestamp: 15, stackId: 0 }, ...NATIVE.samples.slice(2)] });
-  assert.equal(codec.merge(a, b), 3);
-  const t = codec.read(a);
-  codec.free(a);
-  codec.free(b);
-  assertTraceInvariants(t);
-  assert.deepEqual(t.samples.map((s) => s.timestamp), [10.5, 15, 20.5, 30.5, 40.5]);
-  assert.equal(t.resources.length, 2);
 });
 
 test('non-ASCII names and URLs survive the round trip', () => {

@@ -21,7 +21,8 @@ test('an own "__proto__" key stays an own data property, and the prototype stays
 });
 
 test('an array with holes and named keys keeps both (the count of keys does not hide the holes)', () => {
-  const a = [1, , 3]; // eslint-disable-line no-sparse-arrays
+  // biome-ignore lint/suspicious/noSparseArray: the hole is what this test is about
+  const a = [1, , 3];
   a.foo = 'bar';
   const d = detailOf(a);
   assert.equal(d.length, 3);

@@ -98,7 +98,8 @@ test('mark detail keeps shared references and cycles that pass through a Map or 
 test('mark detail keeps non-index properties of arrays and the holes of sparse arrays', () => {
   const arr = [1, 2];
   arr.extra = 'e';
-  const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
+  // biome-ignore lint/suspicious/noSparseArray: the hole is what this test is about
+  const sparse = [1, , 3];
   const d = performance.mark('arrays', { detail: { arr, sparse } }).detail;
   assert.equal(d.arr.extra, 'e');
   assert.deepEqual([...d.arr], [1, 2]);

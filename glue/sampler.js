@@ -1,0 +1,136 @@
+// The chunked sampler both host sample sources share (profiler-node.js: V8 through
+// node:inspector; profiler-chromium.js: Chromium's native Profiler). Neither host fires "sample
+// buffer full" the way the draft says, so a session runs in chunks: when the buffer could be
+// full, a new chunk starts before the old one stops (no gap; the overlap is dropped by
+// timestamp), the old chunk's samples are folded into the session's trace in the core, and once
+// maxBufferSize samples are in, the session stops and calls onFull(). A subclass says how a
+// chunk starts (startChunk), stops (stopChunk: its result, or a promise of it), is folded
+// (importChunk) and is dropped unread (discardChunk), then calls begin().
+import { nativeNow } from './host.js';
+
+const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then === 'function';
+
+export class ChunkedSampler {
+  constructor(codec, h, intervalMs, maxBufferSize, onFull) {
+    this.codec = codec;
+    this.h = h;
+    this.intervalMs = intervalMs;
+    this.max = maxBufferSize;
+    this.onFull = onFull;
+    this.last = -Infinity; // timestamp of the last sample folded into the trace
+    this.error = null; // a failure while handing over, reported by stop()
+    this.chunk = null;
+    this.chunks = 0; // chunks started so far (handovers + 1)
+    this.handoverMs = 0; // how long the last hand-over blocked the thread
+    this.timer = null;
+    this.pending = Promise.resolve(); // asynchronous folds, in chunk order
+    this.chained = false; // whether a fold went through `pending`
+  }
+
+  begin() {
+    this.chunk = this.startChunk();
+    this.chunks = 1;
+    this.schedule();
+  }
+
+  schedule() {
+    // When to look: a quarter later than the buffer could be full at the nominal rate, and never
+    // more often than every 10 hand-over times (a hand-over is worth avoiding: see the sources).
+    // The trace stays exact either way (it keeps the first maxBufferSize samples); only the
+    // event comes later.
+    const left = this.max - this.codec.info(this.h).samples;
+    const ms = Math.min(
+      Math.max(left * this.intervalMs * 1.25, 10 * this.handoverMs, 1),
+      0x7fffffff,
+    );
+    this.timer = setTimeout(() => this.check(), ms);
+    if (typeof this.timer.unref === 'function') this.timer.unref();
+  }
+
+  /** Fold a stopped chunk's samples (at most `until`) into the trace. */
+  fold(result, chunk, until) {
+    this.importChunk(result, chunk, until);
+    this.last = this.codec.lastTimestamp(this.h);
+  }
+
+  /** The buffer may be full: hand over to a new chunk, fold the old one, and decide. A chunk
+   *  that stops synchronously (V8's) is folded at once; one that stops asynchronously
+   *  (Chromium's) is folded in order after the ones before it. */
+  check() {
+    this.clearTimer();
+    if (!this.chunk) return;
+    const old = this.chunk;
+    let blocked = nativeNow();
+    let stopped;
+    try {
+      this.chunk = this.startChunk(); // before the old one stops: no gap
+      this.chunks++;
+      stopped = this.stopChunk(old);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    blocked = nativeNow() - blocked;
+    const after = (result) => {
+      const t0 = nativeNow();
+      this.fold(result, old, Infinity);
+      this.handoverMs = blocked + nativeNow() - t0;
+      if (!this.chunk) return; // stopped meanwhile
+      if (this.codec.info(this.h).samples >= this.max) {
+        // §take a sample step 1: the next sample finds the buffer full.
+        this.close();
+        this.onFull();
+      } else {
+        this.schedule();
+      }
+    };
+    if (isPromise(stopped)) {
+      this.chained = true;
+      this.pending = this.pending
+        .then(() => stopped)
+        .then(after)
+        .catch((e) => this.fail(e));
+      return;
+    }
+    try {
+      after(stopped);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  /** Nothing to throw to from a timer: stop sampling and let stop() reject with `e`. */
+  fail(e) {
+    this.error = e;
+    this.close();
+  }
+
+  /** Stop sampling and fold every sample up to `until` (performance.now() time): synchronously
+   *  when the chunks stop synchronously (a Node exit handler relies on it), else a promise. */
+  stop(until) {
+    this.clearTimer();
+    const chunk = this.chunk;
+    this.chunk = null;
+    const finish = () => {
+      if (this.error) throw this.error;
+      if (!chunk) return undefined;
+      const stopped = this.stopChunk(chunk);
+      if (isPromise(stopped)) return stopped.then((result) => this.fold(result, chunk, until));
+      this.fold(stopped, chunk, until);
+      return undefined;
+    };
+    return this.chained ? this.pending.then(finish) : finish();
+  }
+
+  clearTimer() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  close() {
+    this.clearTimer();
+    const chunk = this.chunk;
+    this.chunk = null;
+    if (chunk) this.discardChunk(chunk);
+  }
+}
