@@ -35,13 +35,24 @@ window.workloads = Object.keys(W);
 window.ready = true;
 </script>`;
 
-const targets = { 'mark(name)': '≤ 0.1', 'mark(name, {detail})': '≤ 0.1', 'measure(name, a, b)': '',
-  'getEntriesByName → 10 @1M': '< 1', 'clearMarks(name) @1M': '< 1' };
+const targets = {
+  'mark(name)': '≤ 0.1',
+  'mark(name, {detail})': '≤ 0.1',
+  'measure(name, a, b)': '',
+  'getEntriesByName → 10 @1M': '< 1',
+  'clearMarks(name) @1M': '< 1',
+};
 const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 
-const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 const server = await serve({
-  routes: { '/native.html': { body: pageFor('native') }, '/perfshim.html': { body: pageFor('perfshim') } },
+  routes: {
+    '/native.html': { body: pageFor('native') },
+    '/perfshim.html': { body: pageFor('perfshim') },
+  },
   headers: () => isolation,
 });
 const browser = await launch(['--js-flags=--expose-gc']);
@@ -56,11 +67,15 @@ try {
     if (errors.length) throw new Error(errors.join('\n'));
     tabs[impl] = tab;
   }
-  const installed = await tabs.perfshim.evaluate(() => !!globalThis[Symbol.for('perfshim.installed')]);
+  const installed = await tabs.perfshim.evaluate(
+    () => !!globalThis[Symbol.for('perfshim.installed')],
+  );
   if (!installed) throw new Error('perfshim did not install in the perfshim tab');
   // `node bench/browser.mjs --only=text` runs the workloads whose label contains that text.
   const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7);
-  const workloads = (await tabs.native.evaluate(() => window.workloads)).filter((w) => !only || w.includes(only));
+  const workloads = (await tabs.native.evaluate(() => window.workloads)).filter(
+    (w) => !only || w.includes(only),
+  );
   const rows = [];
   for (const w of workloads) {
     const times = { native: [], perfshim: [] };
@@ -72,8 +87,15 @@ try {
         times[impl].push(await tabs[impl].evaluate((name) => window.run(name), w));
       }
     }
-    const h = median(times.native), o = median(times.perfshim);
-    rows.push({ workload: w, [`chromium ${browser.version()} (ns/op)`]: h.toFixed(0), 'perfshim installed (ns/op)': o.toFixed(0), ratio: (o / h).toFixed(3), target: targets[w] });
+    const h = median(times.native),
+      o = median(times.perfshim);
+    rows.push({
+      workload: w,
+      [`chromium ${browser.version()} (ns/op)`]: h.toFixed(0),
+      'perfshim installed (ns/op)': o.toFixed(0),
+      ratio: (o / h).toFixed(3),
+      target: targets[w],
+    });
   }
   console.table(rows);
 } finally {

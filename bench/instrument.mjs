@@ -23,14 +23,24 @@ const entry = fileURLToPath(new URL('../node_modules/marked/lib/marked.esm.js', 
 
 async function bundle(name, plugins) {
   const outfile = join(dir, `${name}.mjs`);
-  await build({ entryPoints: [entry], bundle: true, format: 'esm', outfile, logLevel: 'silent', plugins });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    outfile,
+    logLevel: 'silent',
+    plugins,
+  });
   return import(pathToFileURL(outfile).href);
 }
 const plain = await bundle('plain', []);
-const instrumented = await bundle('instrumented', [esbuildPlugin({ include: /node_modules[\\/]marked/ })]);
+const instrumented = await bundle('instrumented', [
+  esbuildPlugin({ include: /node_modules[\\/]marked/ }),
+]);
 
 // A large document: every block and inline construct marked handles, repeated.
-const section = (i) => `# Heading ${i}\n\nSome *emphasis*, **strong**, \`code\`, a [link](https://example.com/${i}) and ` +
+const section = (i) =>
+  `# Heading ${i}\n\nSome *emphasis*, **strong**, \`code\`, a [link](https://example.com/${i}) and ` +
   `an ![image](i${i}.png).\n\n> A quote with _more_ text\n> over two lines.\n\n- item one\n- item **two**\n  - nested ${i}\n\n` +
   `1. first\n2. second\n\n\`\`\`js\nconst x = ${i};\n\`\`\`\n\n| a | b |\n|---|---|\n| ${i} | ${i * 2} |\n\n---\n\n`;
 const doc = Array.from({ length: quick ? 300 : 1000 }, (_, i) => section(i)).join('');
@@ -44,16 +54,23 @@ function time(fn) {
   const c = process.cpuUsage(c0);
   return (c.user + c.system) / 1000;
 }
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[s.length >> 1];
+};
 
 const core = loadCore();
 const profilers = {
   log: createProfilerClass(core, { source: createInstrumentSource({ mode: 'log' }) }),
   shared: createProfilerClass(core, { source: createInstrumentSource({ mode: 'shared' }) }),
 };
-const out1 = plain.marked.parse(doc), out2 = instrumented.marked.parse(doc);
+const out1 = plain.marked.parse(doc),
+  out2 = instrumented.marked.parse(doc);
 if (out1 !== out2) throw new Error('the instrumented library renders differently');
-for (let i = 0; i < 3; i++) { plain.marked.parse(doc); instrumented.marked.parse(doc); } // warm up
+for (let i = 0; i < 3; i++) {
+  plain.marked.parse(doc);
+  instrumented.marked.parse(doc);
+} // warm up
 
 const t = { plain: [], idle: [], log: [], shared: [] };
 const samples = { log: 0, shared: 0 };
@@ -75,7 +92,9 @@ const row = (name, k, target) => {
   const ratio = ms / base;
   return `| ${name} | ${ms.toFixed(1)} | ${ratio.toFixed(2)}x | ${target} | ${ratio <= parseFloat(target.slice(2)) ? 'ok' : 'MISSED'} |`;
 };
-console.log(`\n### Instrumentation overhead: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (median CPU ms of ${ROUNDS}; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)\n`);
+console.log(
+  `\n### Instrumentation overhead: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (median CPU ms of ${ROUNDS}; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)\n`,
+);
 console.log('| build | ms | vs plain | target | |\n|---|---|---|---|---|');
 console.log(`| plain (esbuild) | ${base.toFixed(1)} | 1.00x | | |`);
 console.log(row('instrumented, no profiler', 'idle', '<=1.10'));
@@ -90,12 +109,18 @@ export function unit(n) { let s = 0; for (let i = 0; i < n; i++) s = (s * 31 + i
 export function light(n) { return unit(n); }
 export function heavy(n) { return unit(2 * n); }
 export function run(rounds, n) { let s = 0; for (let i = 0; i < rounds; i++) s += heavy(n) + light(n); return s; }`;
-const work = await import(`data:text/javascript,${encodeURIComponent(instrument(workSrc, { file: 'attribution.js' }).code)}`);
+const work = await import(
+  `data:text/javascript,${encodeURIComponent(instrument(workSrc, { file: 'attribution.js' }).code)}`
+);
 // Samples are wall-clock ticks (as the spec's are): on a loaded machine the time a thread is
 // descheduled lands on whatever ran then, so the ratio is only meaningful with the machine to
 // ourselves; the load average is printed with it.
-console.log(`\n### Attribution: heavy() does twice the work of light() (load average ${loadavg()[0].toFixed(1)})\n`);
-console.log('| sampler | heavy samples | light samples | ratio | target | |\n|---|---|---|---|---|---|');
+console.log(
+  `\n### Attribution: heavy() does twice the work of light() (load average ${loadavg()[0].toFixed(1)})\n`,
+);
+console.log(
+  '| sampler | heavy samples | light samples | ratio | target | |\n|---|---|---|---|---|---|',
+);
 for (const k of ['log', 'shared']) {
   const p = new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 });
   work.run(quick ? 100 : 300, 200000);
@@ -108,7 +133,9 @@ for (const k of ['log', 'shared']) {
     }
   }
   const ratio = n.heavy / n.light;
-  console.log(`| ${k} | ${n.heavy} | ${n.light} | ${ratio.toFixed(2)} | 1.5–2.5 | ${ratio >= 1.5 && ratio <= 2.5 ? 'ok' : 'MISSED'} |`);
+  console.log(
+    `| ${k} | ${n.heavy} | ${n.light} | ${ratio.toFixed(2)} | 1.5–2.5 | ${ratio >= 1.5 && ratio <= 2.5 ? 'ok' : 'MISSED'} |`,
+  );
 }
 // The same marked bundles in Chromium without the js-profiling policy and not isolated: the
 // case the log sampler is for (its cost is mostly the clock read per enter/exit, which is far
@@ -132,11 +159,16 @@ window.round = async (k) => {
 };
 window.ready = true;
 </script>`;
-  const srv = await serve({ routes: {
-    '/b/index.html': { body: page },
-    '/b/plain.mjs': { body: readFileSync(join(dir, 'plain.mjs')), type: 'text/javascript' },
-    '/b/instrumented.mjs': { body: readFileSync(join(dir, 'instrumented.mjs')), type: 'text/javascript' },
-  } });
+  const srv = await serve({
+    routes: {
+      '/b/index.html': { body: page },
+      '/b/plain.mjs': { body: readFileSync(join(dir, 'plain.mjs')), type: 'text/javascript' },
+      '/b/instrumented.mjs': {
+        body: readFileSync(join(dir, 'instrumented.mjs')),
+        type: 'text/javascript',
+      },
+    },
+  });
   const browser = await launch();
   try {
     const tab = await browser.newPage();
@@ -154,7 +186,9 @@ window.ready = true;
       const ratio = median(bt[k]) / b;
       return `| ${name} | ${median(bt[k]).toFixed(1)} | ${ratio.toFixed(2)}x | ${target} | ${ratio <= parseFloat(target.slice(2)) ? 'ok' : 'MISSED'} |`;
     };
-    console.log(`\n### The same in Chromium (no policy, not isolated: log sampler), wall ms, median of ${ROUNDS}\n`);
+    console.log(
+      `\n### The same in Chromium (no policy, not isolated: log sampler), wall ms, median of ${ROUNDS}\n`,
+    );
     console.log('| build | ms | vs plain | target | |\n|---|---|---|---|---|');
     console.log(`| plain (esbuild) | ${b.toFixed(1)} | 1.00x | | |`);
     console.log(line('instrumented, no profiler', 'idle', '<=1.10'));

@@ -31,7 +31,9 @@ function nsPerMeasure(setup, rounds = 7, n = 20000) {
 // Warm-up: the first rounds include compiling measure()'s path; each case then gets the same
 // number of rounds, plain and with the empty listener alternating.
 nsPerMeasure((f) => f(), 10);
-const plainRounds = [], listenerRounds = [], observerRounds = [];
+const plainRounds = [],
+  listenerRounds = [],
+  observerRounds = [];
 for (let r = 0; r < 7; r++) {
   plainRounds.push(measureLoop(20000));
   const stop = onQueued(['measure'], () => {});
@@ -50,7 +52,13 @@ const observed = median(observerRounds);
 const mw = serverTiming({ clear: false });
 const outside = nsPerMeasure((f) => f());
 const fakeRes = { writeHead() {}, once() {}, getHeader() {}, setHeader() {}, headersSent: false };
-const inside = nsPerMeasure((f) => { let v; mw({ on() {} }, { ...fakeRes, on() {} }, () => { v = f(); }); return v; });
+const inside = nsPerMeasure((f) => {
+  let v;
+  mw({ on() {} }, { ...fakeRes, on() {} }, () => {
+    v = f();
+  });
+  return v;
+});
 
 let otel = null;
 try {
@@ -58,7 +66,9 @@ try {
   const stop = traceMeasures(); // no SDK registered: the API's no-op tracer
   otel = nsPerMeasure((f) => f());
   stop();
-} catch { /* @opentelemetry/api not installed */ }
+} catch {
+  /* @opentelemetry/api not installed */
+}
 
 console.log('performance.measure(), CPU ns per call (median of 7 rounds of 20,000)');
 console.log('| case | ns | ratio to no listener |\n| --- | --- | --- |');
@@ -91,24 +101,38 @@ let current = 'plain handler';
 const server = createServer((req, res) => kinds[current](req, res));
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-const one = () => new Promise((resolve, reject) => {
-  request({ host: '127.0.0.1', port: server.address().port, agent }, (res) => { res.resume(); res.on('end', resolve); }).on('error', reject).end();
-});
+const one = () =>
+  new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port: server.address().port, agent }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    })
+      .on('error', reject)
+      .end();
+  });
 async function cpuPerRequest(kind, n) {
   current = kind;
   const c0 = process.cpuUsage();
   let left = n;
-  await Promise.all(Array.from({ length: 8 }, async () => { while (left-- > 0) await one(); }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (left-- > 0) await one();
+    }),
+  );
   const c = process.cpuUsage(c0);
   performance.clearMeasures();
   return (c.user + c.system) / n;
 }
 for (const k of Object.keys(kinds)) await cpuPerRequest(k, 500); // warm-up
 const cpu = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
-for (let r = 0; r < 7; r++) for (const k of Object.keys(kinds)) cpu[k].push(await cpuPerRequest(k, 1500));
+for (let r = 0; r < 7; r++)
+  for (const k of Object.keys(kinds)) cpu[k].push(await cpuPerRequest(k, 1500));
 agent.destroy();
 await new Promise((r) => server.close(r));
 const base = median(cpu['plain handler']);
-console.log('\nnode:http on 127.0.0.1, keep-alive, 8 clients, 3 measures per request: CPU µs per request, client + server (median of 7 alternating rounds of 1,500)');
+console.log(
+  '\nnode:http on 127.0.0.1, keep-alive, 8 clients, 3 measures per request: CPU µs per request, client + server (median of 7 alternating rounds of 1,500)',
+);
 console.log('| case | µs CPU / request | ratio |\n| --- | --- | --- |');
-for (const k of Object.keys(kinds)) console.log(`| ${k} | ${median(cpu[k]).toFixed(1)} | ${(median(cpu[k]) / base).toFixed(2)} |`);
+for (const k of Object.keys(kinds))
+  console.log(`| ${k} | ${median(cpu[k]).toFixed(1)} | ${(median(cpu[k]) / base).toFixed(2)} |`);

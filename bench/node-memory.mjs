@@ -10,7 +10,12 @@ const [which, countArg, mode = 'shared'] = process.argv.slice(2);
 const n = Number(countArg);
 const p = which === 'ours' ? ours : globalThis.performance;
 const names = Array.from({ length: 100 }, (_, i) => `name-${i}`);
-const used = () => { globalThis.gc(); globalThis.gc(); const m = process.memoryUsage(); return m.heapUsed + m.external; };
+const used = () => {
+  globalThis.gc();
+  globalThis.gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+};
 const MB = (b) => `${(b / 1048576).toFixed(0)} MB`;
 
 p.mark('warm-up');
@@ -29,7 +34,11 @@ const after = used();
 const ms = performance.now() - t0;
 if (ok) {
   let count = 'n/a';
-  try { count = p.getEntriesByType('mark').length; } catch (e) { count = `${e.name}`; }
+  try {
+    count = p.getEntriesByType('mark').length;
+  } catch (e) {
+    count = `${e.name}`;
+  }
   let clear = '';
   if (which === 'ours') {
     const memory = loadCore().memory;
@@ -39,5 +48,7 @@ if (ok) {
     const cms = performance.now() - c0;
     clear = `; wasm memory ${MB(full)} before clearMarks(), ${MB(memory.buffer.byteLength)} after (${cms.toFixed(1)} ms)`;
   }
-  console.log(`${which === 'ours' ? 'perfshim' : 'node'}: ${n.toLocaleString('en')} marks (${mode === 'unique' ? 'a unique name each' : '100 names'}) buffered in ${(ms / 1000).toFixed(1)} s, ${((after - before) / n).toFixed(1)} B/mark (JS + wasm), getEntriesByType('mark').length = ${count}${clear}`);
+  console.log(
+    `${which === 'ours' ? 'perfshim' : 'node'}: ${n.toLocaleString('en')} marks (${mode === 'unique' ? 'a unique name each' : '100 names'}) buffered in ${(ms / 1000).toFixed(1)} s, ${((after - before) / n).toFixed(1)} B/mark (JS + wasm), getEntriesByType('mark').length = ${count}${clear}`,
+  );
 }

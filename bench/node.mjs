@@ -28,10 +28,20 @@ const yieldTask = () => new Promise((resolve) => setImmediate(resolve));
  *  real code does: observers deliver); records [hostNs, oursNs]. */
 async function compare(label, setup, run, n, rounds = 7, target = '', heavy = false) {
   if (skip(label)) return;
-  const h = [], o = [];
+  const h = [],
+    o = [];
   for (let r = 0; r < rounds; r++) {
-    for (const [impl, out] of r % 2 ? [[ours, o], [host, h]] : [[host, h], [ours, o]]) {
-      impl.clearMarks(); impl.clearMeasures();
+    for (const [impl, out] of r % 2
+      ? [
+          [ours, o],
+          [host, h],
+        ]
+      : [
+          [host, h],
+          [ours, o],
+        ]) {
+      impl.clearMarks();
+      impl.clearMeasures();
       const state = setup(impl);
       await yieldTask();
       // A forced full GC discards warm JIT state: collect only after heavy setups, whose garbage
@@ -41,108 +51,311 @@ async function compare(label, setup, run, n, rounds = 7, target = '', heavy = fa
       await yieldTask();
     }
   }
-  host.clearMarks(); host.clearMeasures(); ours.clearMarks(); ours.clearMeasures();
-  const hn = median(h), on = median(o);
-  rows.push({ workload: label, 'node (ns/op)': hn.toFixed(0), 'perfshim (ns/op)': on.toFixed(0), ratio: (on / hn).toFixed(3), target });
+  host.clearMarks();
+  host.clearMeasures();
+  ours.clearMarks();
+  ours.clearMeasures();
+  const hn = median(h),
+    on = median(o);
+  rows.push({
+    workload: label,
+    'node (ns/op)': hn.toFixed(0),
+    'perfshim (ns/op)': on.toFixed(0),
+    ratio: (on / hn).toFixed(3),
+    target,
+  });
 }
 
 const names = Array.from({ length: 100 }, (_, i) => `name-${i}`);
 
-await compare('mark(name)', () => null, (p, n) => { for (let i = 0; i < n; i++) p.mark(names[i % 100]); }, 50000, 7, '≤ 0.5');
-await compare('mark(name, {detail})', () => null,
-  (p, n) => { for (let i = 0; i < n; i++) p.mark(names[i % 100], { detail: { step: i, label: 'x' } }); }, 50000, 7, '≤ 0.5');
-await compare('measure(name, a, b) @1k', (p) => { for (let i = 0; i < 1000; i++) p.mark(names[i % 100]); },
-  (p, n) => { for (let i = 0; i < n; i++) p.measure('m', 'name-1', 'name-2'); }, 50000, 7, '≤ 0.5');
-await compare('measure(name, a, b) @100k', (p) => { for (let i = 0; i < 100000; i++) p.mark(names[i % 100]); },
-  (p, n) => { for (let i = 0; i < n; i++) p.measure('m', 'name-1', 'name-2'); }, 50000, 5, '≤ 0.5, flat', true);
-await compare('getEntriesByName → 10 @100k', (p) => {
-  for (let i = 0; i < 99990; i++) p.mark(names[i % 100]);
-  for (let i = 0; i < 10; i++) p.mark('needle');
-}, (p, n) => { let s = 0; for (let i = 0; i < n; i++) s += p.getEntriesByName('needle').length; if (s !== n * 10) throw new Error('wrong count'); }, 20, 5, '≤ 0.01', true);
+await compare(
+  'mark(name)',
+  () => null,
+  (p, n) => {
+    for (let i = 0; i < n; i++) p.mark(names[i % 100]);
+  },
+  50000,
+  7,
+  '≤ 0.5',
+);
+await compare(
+  'mark(name, {detail})',
+  () => null,
+  (p, n) => {
+    for (let i = 0; i < n; i++) p.mark(names[i % 100], { detail: { step: i, label: 'x' } });
+  },
+  50000,
+  7,
+  '≤ 0.5',
+);
+await compare(
+  'measure(name, a, b) @1k',
+  (p) => {
+    for (let i = 0; i < 1000; i++) p.mark(names[i % 100]);
+  },
+  (p, n) => {
+    for (let i = 0; i < n; i++) p.measure('m', 'name-1', 'name-2');
+  },
+  50000,
+  7,
+  '≤ 0.5',
+);
+await compare(
+  'measure(name, a, b) @100k',
+  (p) => {
+    for (let i = 0; i < 100000; i++) p.mark(names[i % 100]);
+  },
+  (p, n) => {
+    for (let i = 0; i < n; i++) p.measure('m', 'name-1', 'name-2');
+  },
+  50000,
+  5,
+  '≤ 0.5, flat',
+  true,
+);
+await compare(
+  'getEntriesByName → 10 @100k',
+  (p) => {
+    for (let i = 0; i < 99990; i++) p.mark(names[i % 100]);
+    for (let i = 0; i < 10; i++) p.mark('needle');
+  },
+  (p, n) => {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += p.getEntriesByName('needle').length;
+    if (s !== n * 10) throw new Error('wrong count');
+  },
+  20,
+  5,
+  '≤ 0.01',
+  true,
+);
 // The orders real code produces. A measure's startTime is its start mark's, usually in the past:
 // measures from a pool of marks, nested spans (outer ends after inner), concurrent requests.
-for (const [k, rounds, heavy] of [[1e3, 7, false], [1e5, 5, true], [1e6, 3, true]]) {
-  await compare(`measure(name, a, b), marks of 100 names in turn @${k.toLocaleString('en')}`,
-    (p) => { for (let i = 0; i < k; i++) p.mark(names[i % 100]); },
-    (p, n) => { for (let i = 0; i < n; i++) p.measure('m', names[i % 100], names[(i + 37) % 100]); }, 20000, rounds, '≤ 0.5', heavy);
+for (const [k, rounds, heavy] of [
+  [1e3, 7, false],
+  [1e5, 5, true],
+  [1e6, 3, true],
+]) {
+  await compare(
+    `measure(name, a, b), marks of 100 names in turn @${k.toLocaleString('en')}`,
+    (p) => {
+      for (let i = 0; i < k; i++) p.mark(names[i % 100]);
+    },
+    (p, n) => {
+      for (let i = 0; i < n; i++) p.measure('m', names[i % 100], names[(i + 37) % 100]);
+    },
+    20000,
+    rounds,
+    '≤ 0.5',
+    heavy,
+  );
 }
-await compare('nested measures (depth 4, outer ends last)', () => null, (p, n) => {
-  for (let i = 0; i < n; i += 4) {
-    const t0 = p.now(), t1 = p.now(), t2 = p.now(), t3 = p.now();
-    p.measure('d3', { start: t3 }); p.measure('d2', { start: t2 }); p.measure('d1', { start: t1 }); p.measure('d0', { start: t0 });
-  }
-}, 40000, 7, '≤ 0.5');
+await compare(
+  'nested measures (depth 4, outer ends last)',
+  () => null,
+  (p, n) => {
+    for (let i = 0; i < n; i += 4) {
+      const t0 = p.now(),
+        t1 = p.now(),
+        t2 = p.now(),
+        t3 = p.now();
+      p.measure('d3', { start: t3 });
+      p.measure('d2', { start: t2 });
+      p.measure('d1', { start: t1 });
+      p.measure('d0', { start: t0 });
+    }
+  },
+  40000,
+  7,
+  '≤ 0.5',
+);
 {
   // 64 requests in flight; each op starts one and ends the oldest with measure(name, {start}).
   const ids = Array.from({ length: 64 }, (_, i) => `request-${i}`);
-  await compare('concurrent request spans (64 in flight)', (p) => {
-    const open = new Float64Array(64);
-    for (let i = 0; i < 64; i++) open[i] = p.now();
-    return open;
-  }, (p, n, open) => {
-    for (let i = 0; i < n; i++) { const j = i & 63; p.measure(ids[j], { start: open[j] }); open[j] = p.now(); }
-  }, 40000, 7, '≤ 0.5');
+  await compare(
+    'concurrent request spans (64 in flight)',
+    (p) => {
+      const open = new Float64Array(64);
+      for (let i = 0; i < 64; i++) open[i] = p.now();
+      return open;
+    },
+    (p, n, open) => {
+      for (let i = 0; i < n; i++) {
+        const j = i & 63;
+        p.measure(ids[j], { start: open[j] });
+        open[j] = p.now();
+      }
+    },
+    40000,
+    7,
+    '≤ 0.5',
+  );
 }
-await compare('mark(name, {startTime}) in the past, any order', (p) => { for (let i = 0; i < 1e5; i++) p.mark(names[i % 100], { startTime: i / 100 }); },
-  (p, n) => { for (let i = 0; i < n; i++) p.mark(names[i % 100], { startTime: ((i * 7919) % 100000) / 100 }); }, 20000, 5, '≤ 0.5', true);
+await compare(
+  'mark(name, {startTime}) in the past, any order',
+  (p) => {
+    for (let i = 0; i < 1e5; i++) p.mark(names[i % 100], { startTime: i / 100 });
+  },
+  (p, n) => {
+    for (let i = 0; i < n; i++) p.mark(names[i % 100], { startTime: ((i * 7919) % 100000) / 100 });
+  },
+  20000,
+  5,
+  '≤ 0.5',
+  true,
+);
 {
   const unique = Array.from({ length: 50000 }, (_, i) => `request-${i.toString(36)}-${i}`);
-  await compare('mark(name), a unique name each', () => null, (p, n) => { for (let i = 0; i < n; i++) p.mark(unique[i]); }, 50000, 7, '≤ 0.5');
+  await compare(
+    'mark(name), a unique name each',
+    () => null,
+    (p, n) => {
+      for (let i = 0; i < n; i++) p.mark(unique[i]);
+    },
+    50000,
+    7,
+    '≤ 0.5',
+  );
 }
 for (const k of [1e5, 1e6]) {
-  await compare(`clearMarks() @${k.toLocaleString('en')}`, (p) => { for (let i = 0; i < k; i++) p.mark(names[i % 100]); },
-    (p) => { p.clearMarks(); }, 1, k > 1e5 ? 3 : 5, '≤ 2', true);
+  await compare(
+    `clearMarks() @${k.toLocaleString('en')}`,
+    (p) => {
+      for (let i = 0; i < k; i++) p.mark(names[i % 100]);
+    },
+    (p) => {
+      p.clearMarks();
+    },
+    1,
+    k > 1e5 ? 3 : 5,
+    '≤ 2',
+    true,
+  );
 }
 {
-  const fill = (p) => { for (let i = 0; i < 1e5; i++) p.mark(names[i % 100]); };
-  await compare('getEntries() @100k', fill, (p, n) => { for (let i = 0; i < n; i++) if (p.getEntries().length < 1e5) throw new Error('count'); }, 10, 5, 'keep ≈ 0.3', true);
-  await compare("getEntriesByType('mark') @100k", fill, (p, n) => { for (let i = 0; i < n; i++) if (p.getEntriesByType('mark').length !== 1e5) throw new Error('count'); }, 10, 5, 'keep ≈ 0.3', true);
+  const fill = (p) => {
+    for (let i = 0; i < 1e5; i++) p.mark(names[i % 100]);
+  };
+  await compare(
+    'getEntries() @100k',
+    fill,
+    (p, n) => {
+      for (let i = 0; i < n; i++) if (p.getEntries().length < 1e5) throw new Error('count');
+    },
+    10,
+    5,
+    'keep ≈ 0.3',
+    true,
+  );
+  await compare(
+    "getEntriesByType('mark') @100k",
+    fill,
+    (p, n) => {
+      for (let i = 0; i < n; i++)
+        if (p.getEntriesByType('mark').length !== 1e5) throw new Error('count');
+    },
+    10,
+    5,
+    'keep ≈ 0.3',
+    true,
+  );
 }
 if (!skip('observer')) {
   const [OurObs, HostObs] = [OurObserver, HostObserver];
   let obsOurs, obsHost;
-  await compare('mark() with 1 observer', (p) => {
-    if (obsOurs) obsOurs.disconnect();
-    if (obsHost) obsHost.disconnect();
-    obsOurs = new OurObs(() => {}); obsOurs.observe({ type: 'mark' });
-    obsHost = new HostObs(() => {}); obsHost.observe({ type: 'mark' });
-  }, (p, n) => { for (let i = 0; i < n; i++) p.mark(names[i % 100]); }, 20000, 7, '≤ 0.5');
-  obsOurs.disconnect(); obsHost.disconnect();
+  await compare(
+    'mark() with 1 observer',
+    (p) => {
+      if (obsOurs) obsOurs.disconnect();
+      if (obsHost) obsHost.disconnect();
+      obsOurs = new OurObs(() => {});
+      obsOurs.observe({ type: 'mark' });
+      obsHost = new HostObs(() => {});
+      obsHost.observe({ type: 'mark' });
+    },
+    (p, n) => {
+      for (let i = 0; i < n; i++) p.mark(names[i % 100]);
+    },
+    20000,
+    7,
+    '≤ 0.5',
+  );
+  obsOurs.disconnect();
+  obsHost.disconnect();
 }
 
 // Delivery latency: mark() to callback, median of 50.
 async function latency(p, Obs) {
   const out = [];
   for (let i = 0; i < 50; i++) {
-    out.push(await new Promise((resolve) => {
-      const o = new Obs(() => { o.disconnect(); resolve(Number(process.hrtime.bigint() - t0) / 1000); });
-      o.observe({ type: 'mark' });
-      const t0 = process.hrtime.bigint();
-      p.mark('latency');
-    }));
+    out.push(
+      await new Promise((resolve) => {
+        const o = new Obs(() => {
+          o.disconnect();
+          resolve(Number(process.hrtime.bigint() - t0) / 1000);
+        });
+        o.observe({ type: 'mark' });
+        const t0 = process.hrtime.bigint();
+        p.mark('latency');
+      }),
+    );
   }
   return median(out);
 }
 if (!skip('latency')) {
-  const lh = await latency(host, HostObserver), lo = await latency(ours, OurObserver);
-  rows.push({ workload: 'observer delivery latency (µs)', 'node (ns/op)': (lh * 1000).toFixed(0), 'perfshim (ns/op)': (lo * 1000).toFixed(0), ratio: (lo / lh).toFixed(3), target: '≤ 1' });
+  const lh = await latency(host, HostObserver),
+    lo = await latency(ours, OurObserver);
+  rows.push({
+    workload: 'observer delivery latency (µs)',
+    'node (ns/op)': (lh * 1000).toFixed(0),
+    'perfshim (ns/op)': (lo * 1000).toFixed(0),
+    ratio: (lo / lh).toFixed(3),
+    target: '≤ 1',
+  });
 }
 
 // clearMarks(name) at 1,000,000 entries (Node's own: one round; it is slow).
 if (!skip('clearMarks(name)')) {
-  const fill = (p) => { for (let i = 0; i < 1e6; i++) p.mark(names[i % 100]); };
-  const one = (p) => { fill(p); gc(); const t0 = process.hrtime.bigint(); p.clearMarks('name-7'); const ns = Number(process.hrtime.bigint() - t0); p.clearMarks(); return ns; };
-  const h = [one(host)], o = [one(ours), one(ours), one(ours)];
-  rows.push({ workload: 'clearMarks(name) @1M', 'node (ns/op)': median(h).toFixed(0), 'perfshim (ns/op)': median(o).toFixed(0), ratio: (median(o) / median(h)).toFixed(3), target: '< Chromium (≈9 ms)' });
+  const fill = (p) => {
+    for (let i = 0; i < 1e6; i++) p.mark(names[i % 100]);
+  };
+  const one = (p) => {
+    fill(p);
+    gc();
+    const t0 = process.hrtime.bigint();
+    p.clearMarks('name-7');
+    const ns = Number(process.hrtime.bigint() - t0);
+    p.clearMarks();
+    return ns;
+  };
+  const h = [one(host)],
+    o = [one(ours), one(ours), one(ours)];
+  rows.push({
+    workload: 'clearMarks(name) @1M',
+    'node (ns/op)': median(h).toFixed(0),
+    'perfshim (ns/op)': median(o).toFixed(0),
+    ratio: (median(o) / median(h)).toFixed(3),
+    target: '< Chromium (≈9 ms)',
+  });
 }
 
 console.table(rows);
 
 // Memory per buffered mark and the 10M-mark run, each in a child process of its own.
 const self = fileURLToPath(new URL('./node-memory.mjs', import.meta.url));
-const memoryRuns = [['host', '1000000'], ['ours', '1000000'], ['host', '1000000', 'unique'], ['ours', '1000000', 'unique'], ['ours', '10000000']];
+const memoryRuns = [
+  ['host', '1000000'],
+  ['ours', '1000000'],
+  ['host', '1000000', 'unique'],
+  ['ours', '1000000', 'unique'],
+  ['ours', '10000000'],
+];
 for (const args of skip('memory') ? [] : memoryRuns) {
-  const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', self, ...args], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--max-old-space-size=8192', self, ...args],
+    { encoding: 'utf8' },
+  );
   process.stdout.write(r.stdout || r.stderr);
 }
 
@@ -153,11 +366,17 @@ if (!skip('install')) {
   // From a module file, as a program would (an `-e` module pays a one-time loader set-up).
   const file = join(mkdtempSync(join(tmpdir(), 'perfshim-bench-')), 'install.mjs');
   writeFileSync(file, code);
-  const install = [], first = [];
+  const install = [],
+    first = [];
   for (let i = 0; i < 7; i++) {
-    const [a, b] = spawnSync(process.execPath, [file], { encoding: 'utf8' }).stdout.trim().split(' ').map(Number);
+    const [a, b] = spawnSync(process.execPath, [file], { encoding: 'utf8' })
+      .stdout.trim()
+      .split(' ')
+      .map(Number);
     install.push(a);
     first.push(b);
   }
-  console.log(`install (import 'perfshim/auto' in a fresh process, synchronous, APIs usable): median ${median(install).toFixed(2)} ms (target < 5 ms); the first mark() then instantiates the core: median ${median(first).toFixed(2)} ms`);
+  console.log(
+    `install (import 'perfshim/auto' in a fresh process, synchronous, APIs usable): median ${median(install).toFixed(2)} ms (target < 5 ms); the first mark() then instantiates the core: median ${median(first).toFixed(2)} ms`,
+  );
 }

@@ -28,9 +28,13 @@ const badge = (id, text, kind) => {
   b.textContent = text;
   b.className = `badge ${kind}`;
 };
-badge('timeline-source', ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over the browser's", 'polyfill');
+badge(
+  'timeline-source',
+  ponyfill ? 'perfshim ponyfill (globals untouched)' : "perfshim, installed over the browser's",
+  'polyfill',
+);
 
-const shown = [];   // entries on the waterfall, in arrival order
+const shown = []; // entries on the waterfall, in arrival order
 const MAX_ROWS = 40;
 
 const seen = new WeakSet(); // Chromium may deliver its navigation entry twice (observed natively too)
@@ -52,7 +56,9 @@ function el(name, attrs, text) {
   return n;
 }
 
-function fmt(ms) { return `${ms.toFixed(1)} ms`; }
+function fmt(ms) {
+  return `${ms.toFixed(1)} ms`;
+}
 
 /** Resource and navigation entries are named by URL: show the file, not the origin. */
 function shortName(e) {
@@ -60,7 +66,9 @@ function shortName(e) {
   try {
     const u = new URL(e.name);
     return u.pathname.split('/').filter(Boolean).pop() || u.pathname;
-  } catch { return e.name; }
+  } catch {
+    return e.name;
+  }
 }
 
 function draw() {
@@ -68,13 +76,15 @@ function draw() {
   svg.textContent = '';
   const width = svg.clientWidth || 900;
   const rows = shown.slice().sort((a, b) => a.startTime - b.startTime);
-  const ROW = 14, TOP = 4;
+  const ROW = 14,
+    TOP = 4;
   const labels = [];
   const height = Math.max(120, TOP + 6 + rows.length * ROW);
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.style.height = `${height}px`;
   const end = Math.max(1, ...rows.map((e) => e.startTime + Math.max(0, e.duration)));
-  const left = 170, right = width - 10;
+  const left = 170,
+    right = width - 10;
   const x = (t) => left + ((right - left) * t) / end;
   for (let i = 0; i <= 4; i++) {
     const t = (end * i) / 4;
@@ -89,9 +99,18 @@ function draw() {
     const y = TOP + i * ROW;
     const kind = e.entryType === 'mark' ? 'mark' : e.entryType === 'measure' ? 'measure' : 'native';
     svg.append(el('text', { x: 4, y: y + 9 }, `${e.entryType}: ${shortName(e)}`.slice(0, 30)));
-    const w = kind === 'mark' ? 3 : Math.max(2, x(e.startTime + Math.abs(e.duration)) - x(e.startTime));
-    const rect = el('rect', { x: x(e.startTime), y, width: w, height: 10, rx: 2, class: `bar-${kind}` });
-    const detail = 'detail' in e && e.detail !== null ? `\ndetail: ${JSON.stringify(e.detail)}` : '';
+    const w =
+      kind === 'mark' ? 3 : Math.max(2, x(e.startTime + Math.abs(e.duration)) - x(e.startTime));
+    const rect = el('rect', {
+      x: x(e.startTime),
+      y,
+      width: w,
+      height: 10,
+      rx: 2,
+      class: `bar-${kind}`,
+    });
+    const detail =
+      'detail' in e && e.detail !== null ? `\ndetail: ${JSON.stringify(e.detail)}` : '';
     rect.dataset.tip = `${e.entryType} "${e.name}"\nstartTime: ${fmt(e.startTime)}\nduration: ${fmt(e.duration)}${detail}`;
     svg.append(rect);
   });
@@ -102,7 +121,13 @@ function draw() {
   for (const e of rows.slice(-12)) {
     const tr = document.createElement('tr');
     const detail = 'detail' in e && e.detail !== null ? JSON.stringify(e.detail) : '';
-    for (const [v, cls] of [[e.entryType], [e.name], [e.startTime.toFixed(2), 'num'], [e.duration.toFixed(2), 'num'], [detail]]) {
+    for (const [v, cls] of [
+      [e.entryType],
+      [e.name],
+      [e.startTime.toFixed(2), 'num'],
+      [e.duration.toFixed(2), 'num'],
+      [detail],
+    ]) {
       const td = document.createElement('td');
       td.textContent = v;
       if (cls) td.className = cls;
@@ -118,13 +143,18 @@ function draw() {
   const tip = document.getElementById('waterfall-tip');
   svg.addEventListener('mousemove', (ev) => {
     const text = ev.target.dataset && ev.target.dataset.tip;
-    if (!text) { tip.hidden = true; return; }
+    if (!text) {
+      tip.hidden = true;
+      return;
+    }
     tip.textContent = text;
     tip.hidden = false;
     tip.style.left = `${Math.min(ev.clientX + 12, window.innerWidth - 300)}px`;
     tip.style.top = `${Math.min(ev.clientY + 14, window.innerHeight - tip.offsetHeight - 8)}px`;
   });
-  svg.addEventListener('mouseleave', () => { tip.hidden = true; });
+  svg.addEventListener('mouseleave', () => {
+    tip.hidden = true;
+  });
 }
 
 // Our entries arrive through an observer; the browser's own through the same observer type
@@ -143,16 +173,25 @@ document.getElementById('btn-mark').onclick = () => {
   perf.mark(lastMark, { detail: { button: 'mark', n: counter } });
 };
 document.getElementById('btn-measure').onclick = () => {
-  if (!lastMark) perf.mark(lastMark = `click-${++counter}`);
+  if (!lastMark) perf.mark((lastMark = `click-${++counter}`));
   perf.measure(`since ${lastMark}`, { start: lastMark, detail: { kind: 'since-last-mark' } });
 };
 document.getElementById('btn-workload').onclick = async () => {
   perf.mark('workload-start');
-  for (const [name, n] of [['sort', 2e5], ['json', 2e4], ['sum', 3e6]]) {
+  for (const [name, n] of [
+    ['sort', 2e5],
+    ['json', 2e4],
+    ['sum', 3e6],
+  ]) {
     perf.mark(`${name}-start`);
     if (name === 'sort') Array.from({ length: n }, () => Math.random()).sort();
-    if (name === 'json') JSON.parse(JSON.stringify(Array.from({ length: n }, (_, i) => ({ i, s: `v${i}` }))));
-    if (name === 'sum') { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i); globalThis.__sum = s; }
+    if (name === 'json')
+      JSON.parse(JSON.stringify(Array.from({ length: n }, (_, i) => ({ i, s: `v${i}` }))));
+    if (name === 'sum') {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += Math.sqrt(i);
+      globalThis.__sum = s;
+    }
     perf.measure(name, `${name}-start`, undefined);
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -161,7 +200,11 @@ document.getElementById('btn-workload').onclick = async () => {
 document.getElementById('btn-clear').onclick = () => {
   perf.clearMarks();
   perf.clearMeasures();
-  shown.splice(0, shown.length, ...shown.filter((e) => e.entryType !== 'mark' && e.entryType !== 'measure'));
+  shown.splice(
+    0,
+    shown.length,
+    ...shown.filter((e) => e.entryType !== 'mark' && e.entryType !== 'measure'),
+  );
   draw();
 };
 
@@ -172,16 +215,31 @@ function profilerSource(instrumented) {
     const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1 });
     p.stop().catch(() => {});
     if (instrumented) {
-      const how = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'shared-stack sampler' : 'log sampler';
-      return { kind: 'polyfill', badge: `perfshim instrumentation source (${how}): no native Profiler here` };
+      const how =
+        globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function'
+          ? 'shared-stack sampler'
+          : 'log sampler';
+      return {
+        kind: 'polyfill',
+        badge: `perfshim instrumentation source (${how}): no native Profiler here`,
+      };
     }
     return DEMO_NATIVE.Profiler
-      ? { kind: 'native', badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}` }
+      ? {
+          kind: 'native',
+          badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}`,
+        }
       : { kind: 'polyfill', badge: 'perfshim Profiler' };
   } catch (e) {
-    return { kind: 'unavailable', badge: `new Profiler() throws ${e.name}`, errorName: e.name, message: e.message,
-      hint: DEMO_NATIVE.Profiler ? 'Open /demo/ (served with Document-Policy: js-profiling) for a flame graph.'
-        : 'This browser has no native Profiler for perfshim to sample through.' };
+    return {
+      kind: 'unavailable',
+      badge: `new Profiler() throws ${e.name}`,
+      errorName: e.name,
+      message: e.message,
+      hint: DEMO_NATIVE.Profiler
+        ? 'Open /demo/ (served with Document-Policy: js-profiling) for a flame graph.'
+        : 'This browser has no native Profiler for perfshim to sample through.',
+    };
   }
 }
 
@@ -193,12 +251,19 @@ if (source.kind === 'unavailable') {
   try {
     workloads = await import('./workloads.instrumented.js');
     source = profilerSource(true);
-  } catch { /* served without the instrumented copy: keep the NotAllowedError */ }
+  } catch {
+    /* served without the instrumented copy: keep the NotAllowedError */
+  }
 }
 
 const exportsPanel = setupExportPanel({ perfshim, perf });
-setupProfilerPanel({ Profiler, source, workloads, fromCpuProfile: perfshim.fromCpuProfile,
-  onTrace: (trace, info) => exportsPanel.setTrace(trace, info) });
+setupProfilerPanel({
+  Profiler,
+  source,
+  workloads,
+  fromCpuProfile: perfshim.fromCpuProfile,
+  onTrace: (trace, info) => exportsPanel.setTrace(trace, info),
+});
 setupMemoryPanel({ perf, nativeMemory: DEMO_NATIVE.measureMemory });
 
 perf.mark('demo-ready', { detail: { mode: ponyfill ? 'ponyfill' : 'installed' } });

@@ -10,13 +10,42 @@ export function setupExportPanel({ perfshim, perf }) {
 
   const has = (fn) => typeof perfshim[fn] === 'function';
   const EXPORTS = {
-    cpuprofile: { fn: 'toCpuProfile', needsTrace: true, file: (w) => `perfshim-${w}.cpuprofile`, make: (t) => perfshim.toCpuProfile(t) },
-    'trace-event': { fn: 'toTraceEvents', needsTrace: true, file: (w) => `perfshim-${w}.trace.json`, make: (t) => perfshim.toTraceEvents(t) },
-    firefox: { fn: 'toFirefoxProfile', needsTrace: true, file: (w) => `perfshim-${w}.firefox.json`, make: (t) => perfshim.toFirefoxProfile(t) },
-    speedscope: { fn: 'toSpeedscope', needsTrace: true, file: (w) => `perfshim-${w}.speedscope.json`, make: (t) => perfshim.toSpeedscope(t) },
-    entries: { fn: null, needsTrace: false, file: () => 'perfshim-timeline.entries.json', make: () => perf.getEntries().map((e) => e.toJSON()) },
-    'timeline-trace-event': { fn: 'toTraceEvents', needsTrace: false, file: () => 'perfshim-timeline.trace.json',
-      make: (t) => perfshim.toTraceEvents(t || EMPTY_TRACE, { entries: perf.getEntries() }) },
+    cpuprofile: {
+      fn: 'toCpuProfile',
+      needsTrace: true,
+      file: (w) => `perfshim-${w}.cpuprofile`,
+      make: (t) => perfshim.toCpuProfile(t),
+    },
+    'trace-event': {
+      fn: 'toTraceEvents',
+      needsTrace: true,
+      file: (w) => `perfshim-${w}.trace.json`,
+      make: (t) => perfshim.toTraceEvents(t),
+    },
+    firefox: {
+      fn: 'toFirefoxProfile',
+      needsTrace: true,
+      file: (w) => `perfshim-${w}.firefox.json`,
+      make: (t) => perfshim.toFirefoxProfile(t),
+    },
+    speedscope: {
+      fn: 'toSpeedscope',
+      needsTrace: true,
+      file: (w) => `perfshim-${w}.speedscope.json`,
+      make: (t) => perfshim.toSpeedscope(t),
+    },
+    entries: {
+      fn: null,
+      needsTrace: false,
+      file: () => 'perfshim-timeline.entries.json',
+      make: () => perf.getEntries().map((e) => e.toJSON()),
+    },
+    'timeline-trace-event': {
+      fn: 'toTraceEvents',
+      needsTrace: false,
+      file: () => 'perfshim-timeline.trace.json',
+      make: (t) => perfshim.toTraceEvents(t || EMPTY_TRACE, { entries: perf.getEntries() }),
+    },
   };
 
   const buttons = [...document.querySelectorAll('#export-buttons button')];
@@ -25,14 +54,25 @@ export function setupExportPanel({ perfshim, perf }) {
       const x = EXPORTS[b.dataset.export];
       const missing = x.fn && !has(x.fn);
       b.disabled = missing || (x.needsTrace && !last);
-      b.title = missing ? `perfshim.${x.fn} is not available in this build`
-        : x.needsTrace && !last ? 'run the profiler first' : `download ${x.file(last ? last.workload : 'trace')}`;
+      b.title = missing
+        ? `perfshim.${x.fn} is not available in this build`
+        : x.needsTrace && !last
+          ? 'run the profiler first'
+          : `download ${x.file(last ? last.workload : 'trace')}`;
       b.classList.toggle('missing', Boolean(missing));
     }
-    const missing = [...new Set(Object.values(EXPORTS).filter((x) => x.fn && !has(x.fn)).map((x) => x.fn))];
+    const missing = [
+      ...new Set(
+        Object.values(EXPORTS)
+          .filter((x) => x.fn && !has(x.fn))
+          .map((x) => x.fn),
+      ),
+    ];
     status.textContent = missing.length
       ? `Not available in this build of perfshim: ${missing.map((f) => `${f}()`).join(', ')}.`
-      : last ? '' : 'Run the profiler to export a trace.';
+      : last
+        ? ''
+        : 'Run the profiler to export a trace.';
     status.className = `status ${missing.length ? 'muted' : ''}`;
   };
 
@@ -51,7 +91,10 @@ export function setupExportPanel({ perfshim, perf }) {
   }
   refresh();
   return {
-    setTrace(trace, info) { last = { trace, workload: info.workload }; refresh(); },
+    setTrace(trace, info) {
+      last = { trace, workload: info.workload };
+      refresh();
+    },
   };
 }
 

@@ -20,11 +20,15 @@ export function demoHeaders(path) {
  *  its relative URLs resolve under /demo/; /demo/workloads.instrumented.js is workloads.js
  *  through perfshim's instrumentation transform. */
 export function demoRoutes() {
-  const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8')
-    .replace('<head>', '<head>\n<base href="/demo/">');
+  const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8').replace(
+    '<head>',
+    '<head>\n<base href="/demo/">',
+  );
   // The workloads instrumented by perfshim's transform, for browsers without a native Profiler.
-  const work = instrument(readFileSync(new URL('./workloads.js', import.meta.url), 'utf8'),
-    { file: 'workloads.js', url: '/demo/workloads.js' }).code;
+  const work = instrument(readFileSync(new URL('./workloads.js', import.meta.url), 'utf8'), {
+    file: 'workloads.js',
+    url: '/demo/workloads.js',
+  }).code;
   return {
     '/demo/workloads.instrumented.js': { body: work, type: 'text/javascript; charset=utf-8' },
     '/': { body: '<!doctype html><meta http-equiv="refresh" content="0; url=/demo/">' },

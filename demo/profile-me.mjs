@@ -4,12 +4,23 @@ import { Worker } from 'node:worker_threads';
 
 function makeOrders(n) {
   const orders = [];
-  for (let i = 0; i < n; i++) orders.push({ id: i, items: Array.from({ length: 1 + (i % 7) }, (_, k) => ({ sku: `s${k}`, price: (i * 31 + k * 17) % 100 })) });
+  for (let i = 0; i < n; i++)
+    orders.push({
+      id: i,
+      items: Array.from({ length: 1 + (i % 7) }, (_, k) => ({
+        sku: `s${k}`,
+        price: (i * 31 + k * 17) % 100,
+      })),
+    });
   return orders;
 }
 
-function serialize(orders) { return JSON.stringify(orders); }
-function parse(text) { return JSON.parse(text); }
+function serialize(orders) {
+  return JSON.stringify(orders);
+}
+function parse(text) {
+  return JSON.parse(text);
+}
 function total(orders) {
   let sum = 0;
   for (const o of orders) for (const it of o.items) sum += it.price;
@@ -22,7 +33,10 @@ const primes = new Promise((resolve) => worker.once('message', resolve));
 for (let round = 0; round < 5; round++) {
   performance.mark(`round-${round}`);
   const text = serialize(makeOrders(20_000));
-  performance.measure('serialize', { start: `round-${round}`, detail: { round, bytes: text.length } });
+  performance.measure('serialize', {
+    start: `round-${round}`,
+    detail: { round, bytes: text.length },
+  });
   const t = performance.now();
   const sum = total(parse(text));
   performance.measure('parse+total', { start: t, detail: { round, sum } });

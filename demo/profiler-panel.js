@@ -9,12 +9,20 @@ const $ = (id) => document.getElementById(id);
  *  the last one weighs one interval): Chromium sometimes takes bursts of samples a fraction of
  *  a millisecond apart, so sample counts alone overstate what ran then. */
 export function aggregate(trace, intervalMs) {
-  const root = { name: 'all samples', frame: null, count: 0, self: 0, ms: 0, selfMs: 0, children: new Map() };
+  const root = {
+    name: 'all samples',
+    frame: null,
+    count: 0,
+    self: 0,
+    ms: 0,
+    selfMs: 0,
+    children: new Map(),
+  };
   const paths = new Map(); // stackId -> frame ids, root first
   const pathOf = (stackId) => {
     if (paths.has(stackId)) return paths.get(stackId);
     const frames = [];
-    for (let s = stackId; s !== undefined && s !== null;) {
+    for (let s = stackId; s !== undefined && s !== null; ) {
       const st = trace.stacks[s];
       frames.push(st.frameId);
       s = st.parentId;
@@ -26,16 +34,31 @@ export function aggregate(trace, intervalMs) {
   const samples = trace.samples;
   for (let i = 0; i < samples.length; i++) {
     const sample = samples[i];
-    const w = i + 1 < samples.length ? Math.min(samples[i + 1].timestamp - sample.timestamp, 2 * intervalMs) : intervalMs;
+    const w =
+      i + 1 < samples.length
+        ? Math.min(samples[i + 1].timestamp - sample.timestamp, 2 * intervalMs)
+        : intervalMs;
     root.count++;
     root.ms += w;
-    if (sample.stackId === undefined || sample.stackId === null) { root.self++; root.selfMs += w; continue; }
+    if (sample.stackId === undefined || sample.stackId === null) {
+      root.self++;
+      root.selfMs += w;
+      continue;
+    }
     let node = root;
     for (const f of pathOf(sample.stackId)) {
       let child = node.children.get(f);
       if (!child) {
         const fr = trace.frames[f];
-        child = { name: fr.name || '(anonymous)', frame: fr, count: 0, self: 0, ms: 0, selfMs: 0, children: new Map() };
+        child = {
+          name: fr.name || '(anonymous)',
+          frame: fr,
+          count: 0,
+          self: 0,
+          ms: 0,
+          selfMs: 0,
+          children: new Map(),
+        };
         node.children.set(f, child);
       }
       child.count++;
@@ -59,8 +82,14 @@ export function topFunctions(trace, root) {
       const k = keyOf(child);
       let row = byKey.get(k);
       if (!row) {
-        const url = child.frame.resourceId !== undefined ? trace.resources[child.frame.resourceId] : '';
-        row = { name: child.name, where: url ? `${url.split('/').pop()}:${child.frame.line ?? '?'}` : '', self: 0, total: 0 };
+        const url =
+          child.frame.resourceId !== undefined ? trace.resources[child.frame.resourceId] : '';
+        row = {
+          name: child.name,
+          where: url ? `${url.split('/').pop()}:${child.frame.line ?? '?'}` : '',
+          self: 0,
+          total: 0,
+        };
         byKey.set(k, row);
       }
       row.self += child.selfMs;
@@ -90,7 +119,10 @@ export function drawFlame(canvas, root, trace) {
   const dpr = window.devicePixelRatio || 1;
   const width = canvas.clientWidth || 800;
   let maxDepth = 0;
-  const depthOf = (n, d) => { maxDepth = Math.max(maxDepth, d); for (const c of n.children.values()) depthOf(c, d + 1); };
+  const depthOf = (n, d) => {
+    maxDepth = Math.max(maxDepth, d);
+    for (const c of n.children.values()) depthOf(c, d + 1);
+  };
   depthOf(root, 0);
   const ROW = 18;
   const height = Math.max(120, (maxDepth + 1) * ROW + 4);
@@ -109,9 +141,14 @@ export function drawFlame(canvas, root, trace) {
     const y = depth * ROW;
     ctx.fillStyle = node === root ? '#8da2c9' : node.frame === null ? '#dde2ec' : colorFor(node);
     ctx.fillRect(x, y, Math.max(0.5, w - 1), ROW - 1);
-    const url = node.frame && node.frame.resourceId !== undefined ? trace.resources[node.frame.resourceId] : '';
-    const label = node === root
-      ? `all samples: ${root.count} over ${root.ms.toFixed(0)} ms${root.self ? `, ${root.self} without a JS stack` : ''}` : node.name;
+    const url =
+      node.frame && node.frame.resourceId !== undefined
+        ? trace.resources[node.frame.resourceId]
+        : '';
+    const label =
+      node === root
+        ? `all samples: ${root.count} over ${root.ms.toFixed(0)} ms${root.self ? `, ${root.self} without a JS stack` : ''}`
+        : node.name;
     if (w > 30) {
       ctx.fillStyle = '#1d2330';
       ctx.save();
@@ -121,23 +158,50 @@ export function drawFlame(canvas, root, trace) {
       ctx.fillText(label, x + 4, y + ROW / 2);
       ctx.restore();
     }
-    boxes.push({ x, y, w, h: ROW - 1, name: label, samples: node.count, self: node.self, ms: node.ms, selfMs: node.selfMs,
-      where: url ? `${url}:${node.frame.line ?? '?'}:${node.frame.column ?? '?'}` : '(no resource)' });
+    boxes.push({
+      x,
+      y,
+      w,
+      h: ROW - 1,
+      name: label,
+      samples: node.count,
+      self: node.self,
+      ms: node.ms,
+      selfMs: node.selfMs,
+      where: url ? `${url}:${node.frame.line ?? '?'}:${node.frame.column ?? '?'}` : '(no resource)',
+    });
     let cx = x;
     const kids = [...node.children.values()].sort((a, b) => a.name.localeCompare(b.name));
     if (node === root && root.selfMs > 0) {
       // Samples without a JS stack (idle, or code Chromium could not walk) as a grey pseudo-frame.
-      const idle = { name: '(no JS stack)', frame: null, count: root.self, self: root.self, ms: root.selfMs, selfMs: root.selfMs, children: new Map() };
+      const idle = {
+        name: '(no JS stack)',
+        frame: null,
+        count: root.self,
+        self: root.self,
+        ms: root.selfMs,
+        selfMs: root.selfMs,
+        children: new Map(),
+      };
       kids.push(idle);
     }
-    for (const c of kids) { place(c, cx, depth + 1); cx += c.ms * scale; }
+    for (const c of kids) {
+      place(c, cx, depth + 1);
+      cx += c.ms * scale;
+    }
   };
   place(root, 0, 0);
   canvas.dataset.functions = JSON.stringify([...new Set(boxes.map((b) => b.name))]);
   return boxes;
 }
 
-export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, workloads = plainWorkloads }) {
+export function setupProfilerPanel({
+  Profiler,
+  onTrace,
+  source,
+  fromCpuProfile,
+  workloads = plainWorkloads,
+}) {
   // The instrumented copy of the workloads where the Profiler samples through instrumentation.
   const { WORKLOADS, runWorkload } = workloads;
   const sel = $('prof-workload');
@@ -150,7 +214,10 @@ export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, 
   const tip = $('flame-tip');
   let boxes = [];
 
-  const setStatus = (html, kind = '') => { status.innerHTML = html; status.className = `status ${kind}`; };
+  const setStatus = (html, kind = '') => {
+    status.innerHTML = html;
+    status.className = `status ${kind}`;
+  };
   const placeholder = $('flame-empty');
   const clearTrace = (why) => {
     boxes = [];
@@ -162,7 +229,10 @@ export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, 
   };
   if (source.kind === 'unavailable') {
     placeholder.textContent = `No trace here: the profiler is not allowed in this document. ${source.hint}`;
-    setStatus(`<b>new Profiler() throws ${source.errorName}</b>: ${escapeHtml(source.message)}`, 'error');
+    setStatus(
+      `<b>new Profiler() throws ${source.errorName}</b>: ${escapeHtml(source.message)}`,
+      'error',
+    );
   } else {
     setStatus('Choose a workload and press <b>profile</b>.');
   }
@@ -187,11 +257,20 @@ export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, 
     if (!file) return;
     try {
       const trace = fromCpuProfile(await file.text());
-      const gaps = trace.samples.slice(1).map((x, i) => x.timestamp - trace.samples[i].timestamp).sort((a, b) => a - b);
+      const gaps = trace.samples
+        .slice(1)
+        .map((x, i) => x.timestamp - trace.samples[i].timestamp)
+        .sort((a, b) => a - b);
       const interval = gaps.length ? Math.max(0.01, gaps[gaps.length >> 1]) : 1;
       show(trace, interval);
-      setStatus(`Opened <b>${escapeHtml(file.name)}</b> with <code>fromCpuProfile()</code>: <b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks (median interval ${interval.toFixed(2)} ms).`, 'ok');
-      onTrace(trace, { workload: file.name.replace(/\.(cpuprofile|json)$/, ''), sampleInterval: interval });
+      setStatus(
+        `Opened <b>${escapeHtml(file.name)}</b> with <code>fromCpuProfile()</code>: <b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks (median interval ${interval.toFixed(2)} ms).`,
+        'ok',
+      );
+      onTrace(trace, {
+        workload: file.name.replace(/\.(cpuprofile|json)$/, ''),
+        sampleInterval: interval,
+      });
     } catch (e) {
       setStatus(`fromCpuProfile() threw ${escapeHtml(e.name)}: ${escapeHtml(e.message)}`, 'error');
     }
@@ -200,15 +279,21 @@ export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, 
 
   canvas.addEventListener('mousemove', (ev) => {
     const r = canvas.getBoundingClientRect();
-    const x = ev.clientX - r.left, y = ev.clientY - r.top;
+    const x = ev.clientX - r.left,
+      y = ev.clientY - r.top;
     const b = boxes.find((b) => x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h);
-    if (!b) { tip.hidden = true; return; }
+    if (!b) {
+      tip.hidden = true;
+      return;
+    }
     tip.hidden = false;
     tip.innerHTML = `<b>${escapeHtml(b.name)}</b><br>total ${b.ms.toFixed(0)} ms (${b.samples} samples), self ${b.selfMs.toFixed(0)} ms (${b.self})<br><span class="where">${escapeHtml(b.where)}</span>`;
     tip.style.left = `${Math.min(ev.clientX + 12, window.innerWidth - 280)}px`;
     tip.style.top = `${Math.min(ev.clientY + 14, window.innerHeight - tip.offsetHeight - 8)}px`;
   });
-  canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+  canvas.addEventListener('mouseleave', () => {
+    tip.hidden = true;
+  });
 
   btn.onclick = async function profileButtonClicked() {
     const name = sel.value;
@@ -219,21 +304,41 @@ export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, 
     try {
       profiler = new Profiler({ sampleInterval, maxBufferSize });
     } catch (e) {
-      setStatus(`<b>new Profiler() threw ${escapeHtml(e.name)}</b>: ${escapeHtml(e.message)}`, 'error');
+      setStatus(
+        `<b>new Profiler() threw ${escapeHtml(e.name)}</b>: ${escapeHtml(e.message)}`,
+        'error',
+      );
       return;
     }
     btn.disabled = true;
-    let full = false, fullAt = 0;
+    let full = false,
+      fullAt = 0;
     const t0 = performance.now();
-    profiler.addEventListener('samplebufferfull', () => { full = true; fullAt = performance.now() - t0; });
-    setStatus(`<span class="spinner"></span>profiling <b>${escapeHtml(WORKLOADS[name].label)}</b> — asked for ${sampleInterval} ms, sampling every ${profiler.sampleInterval} ms, buffer ${maxBufferSize} samples…`, 'busy');
+    profiler.addEventListener('samplebufferfull', () => {
+      full = true;
+      fullAt = performance.now() - t0;
+    });
+    setStatus(
+      `<span class="spinner"></span>profiling <b>${escapeHtml(WORKLOADS[name].label)}</b> — asked for ${sampleInterval} ms, sampling every ${profiler.sampleInterval} ms, buffer ${maxBufferSize} samples…`,
+      'busy',
+    );
     await runWorkload(name, ms, { host: $('dom-host'), shouldStop: () => full });
     if (full) {
       // The draft: the session stopped when the buffer filled; its trace cannot be collected.
       let outcome;
-      try { await profiler.stop(); outcome = 'stop() resolved'; } catch (e) { outcome = `stop() rejected with ${e.name}: ${e.message}`; }
-      setStatus(`<b>samplebufferfull</b> fired after ${fullAt.toFixed(0)} ms (buffer of ${maxBufferSize} samples at ${profiler.sampleInterval} ms): the profiler stopped itself (<code>stopped === ${profiler.stopped}</code>) and its trace is gone — ${escapeHtml(outcome.replace(/\.*$/, ''))}. Use a larger buffer to see the flame graph.`, 'warn');
-      clearTrace('No trace: the buffer filled up and the session was discarded (samplebufferfull).');
+      try {
+        await profiler.stop();
+        outcome = 'stop() resolved';
+      } catch (e) {
+        outcome = `stop() rejected with ${e.name}: ${e.message}`;
+      }
+      setStatus(
+        `<b>samplebufferfull</b> fired after ${fullAt.toFixed(0)} ms (buffer of ${maxBufferSize} samples at ${profiler.sampleInterval} ms): the profiler stopped itself (<code>stopped === ${profiler.stopped}</code>) and its trace is gone — ${escapeHtml(outcome.replace(/\.*$/, ''))}. Use a larger buffer to see the flame graph.`,
+        'warn',
+      );
+      clearTrace(
+        'No trace: the buffer filled up and the session was discarded (samplebufferfull).',
+      );
       status.dataset.bufferfull = 'true';
       btn.disabled = false;
       return;
@@ -248,7 +353,10 @@ export function setupProfilerPanel({ Profiler, onTrace, source, fromCpuProfile, 
     }
     btn.disabled = false;
     show(trace, profiler.sampleInterval);
-    setStatus(`<b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks from <b>${escapeHtml(WORKLOADS[name].label)}</b> at ${profiler.sampleInterval} ms. Hover the flame graph for details.`, 'ok');
+    setStatus(
+      `<b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks from <b>${escapeHtml(WORKLOADS[name].label)}</b> at ${profiler.sampleInterval} ms. Hover the flame graph for details.`,
+      'ok',
+    );
     onTrace(trace, { workload: name, sampleInterval: profiler.sampleInterval });
   };
 }
@@ -261,8 +369,12 @@ function fillTop(rows, totalMs) {
     const fn = document.createElement('td');
     fn.innerHTML = `<span class="fn">${escapeHtml(r.name)}</span><span class="where">${escapeHtml(r.where || 'native')}</span>`;
     const pct = (ms) => `${ms.toFixed(0)} ms <small>${((100 * ms) / totalMs).toFixed(0)}%</small>`;
-    const self = document.createElement('td'); self.className = 'num'; self.innerHTML = pct(r.self);
-    const total = document.createElement('td'); total.className = 'num'; total.innerHTML = pct(r.total);
+    const self = document.createElement('td');
+    self.className = 'num';
+    self.innerHTML = pct(r.self);
+    const total = document.createElement('td');
+    total.className = 'num';
+    total.innerHTML = pct(r.total);
     tr.append(fn, self, total);
     tbody.append(tr);
   }

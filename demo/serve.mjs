@@ -6,6 +6,8 @@ import { demoHeaders, demoRoutes } from './headers.mjs';
 
 const port = Number(process.env.PORT || 8080);
 const server = await serve({ port, root: ROOT, headers: demoHeaders, routes: demoRoutes() });
-console.log(`perfshim demo: ${server.url}/demo/  (unlocked: js-profiling policy, cross-origin isolated)`);
+console.log(
+  `perfshim demo: ${server.url}/demo/  (unlocked: js-profiling policy, cross-origin isolated)`,
+);
 console.log(`               ${server.url}/demo/plain/  (no special headers: see the fallbacks)`);
 console.log('Ctrl-C to stop.');

@@ -15,7 +15,9 @@ function recursiveSlice() {
 function shuffleInPlace(a) {
   for (let i = a.length - 1; i > 0; i--) {
     const j = (Math.random() * (i + 1)) | 0;
-    const t = a[i]; a[i] = a[j]; a[j] = t;
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
   }
   return a;
 }
@@ -24,7 +26,10 @@ function insertionSortNumbers(a) {
   for (let i = 1; i < a.length; i++) {
     const v = a[i];
     let j = i - 1;
-    while (j >= 0 && a[j] > v) { a[j + 1] = a[j]; j--; }
+    while (j >= 0 && a[j] > v) {
+      a[j + 1] = a[j];
+      j--;
+    }
     a[j + 1] = v;
   }
   return a;
@@ -33,7 +38,11 @@ function insertionSortNumbers(a) {
 function bubbleSortNumbers(a) {
   for (let i = 0; i < a.length; i++) {
     for (let j = 0; j + 1 < a.length - i; j++) {
-      if (a[j] > a[j + 1]) { const t = a[j]; a[j] = a[j + 1]; a[j + 1] = t; }
+      if (a[j] > a[j + 1]) {
+        const t = a[j];
+        a[j] = a[j + 1];
+        a[j + 1] = t;
+      }
     }
   }
   return a;
@@ -54,7 +63,12 @@ function sortingSlice() {
 function buildCatalog(n) {
   const items = [];
   for (let i = 0; i < n; i++) {
-    items.push({ id: i, sku: `SKU-${i.toString(36)}`, price: (i * 7.31) % 100, tags: ['a', 'b', String(i % 7)] });
+    items.push({
+      id: i,
+      sku: `SKU-${i.toString(36)}`,
+      price: (i * 7.31) % 100,
+      tags: ['a', 'b', String(i % 7)],
+    });
   }
   return { version: 3, items };
 }
@@ -83,7 +97,7 @@ function domBuildRows(host, n) {
 function domMeasureLayout(table) {
   let h = 0;
   for (const row of table.rows) {
-    row.style.paddingLeft = `${(row.rowIndex % 5)}px`;
+    row.style.paddingLeft = `${row.rowIndex % 5}px`;
     h += row.offsetHeight; // forces a layout per row
   }
   return h;

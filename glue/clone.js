@@ -17,12 +17,16 @@ const MAX_NODES = 256;
 
 function hostCopy(v, context) {
   if (typeof hostClone !== 'function') {
-    throw domException('DataCloneError', `${context}: this runtime has no structuredClone for ${Object.prototype.toString.call(v)}`);
+    throw domException(
+      'DataCloneError',
+      `${context}: this runtime has no structuredClone for ${Object.prototype.toString.call(v)}`,
+    );
   }
   try {
     return hostClone(v);
   } catch (e) {
-    if (e && e.name === 'DataCloneError') throw domException('DataCloneError', `${context}: ${e.message}`);
+    if (e && e.name === 'DataCloneError')
+      throw domException('DataCloneError', `${context}: ${e.message}`);
     throw e;
   }
 }
@@ -72,9 +76,18 @@ export function cloneDetail(v, context) {
     let flat = true;
     for (const k in v) {
       if (!hasOwn(v, k)) continue;
-      if (k === '__proto__') { flat = false; break; } // kept as data by the host's clone
+      if (k === '__proto__') {
+        flat = false;
+        break;
+      } // kept as data by the host's clone
       const x = v[k];
-      if (x !== null && (typeof x === 'object' || typeof x === 'function' || typeof x === 'symbol')) { flat = false; break; }
+      if (
+        x !== null &&
+        (typeof x === 'object' || typeof x === 'function' || typeof x === 'symbol')
+      ) {
+        flat = false;
+        break;
+      }
       out[k] = x;
     }
     if (flat) return out;

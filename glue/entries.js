@@ -9,7 +9,14 @@
 import { failed, failedConstruct, domException, nameInMessage } from './errors.js';
 import { requireArgs, toDOMString, toDouble, dictionarySource } from './webidl.js';
 import { cloneDetail } from './clone.js';
-import { native, nativeNow, isWindow, TIMING_NAMES, hasNavigationId, currentNavigationId } from './host.js';
+import {
+  native,
+  nativeNow,
+  isWindow,
+  TIMING_NAMES,
+  hasNavigationId,
+  currentNavigationId,
+} from './host.js';
 
 const INTERNAL = Symbol('perfshim.internal');
 const illegal = (what) => new TypeError(`${what}: Illegal invocation`);
@@ -21,7 +28,8 @@ const nativeEntryProto = native.PerformanceEntry ? native.PerformanceEntry.proto
 /** A host entry's attribute, read through its own prototype chain (subclasses such as
  *  PerformanceResourceTiming override startTime); anything else is an illegal invocation. */
 function forward(attr, obj) {
-  if (nativeEntryProto && obj instanceof native.PerformanceEntry && attr in nativeEntryProto) return obj[attr];
+  if (nativeEntryProto && obj instanceof native.PerformanceEntry && attr in nativeEntryProto)
+    return obj[attr];
   throw illegal(`Failed to read the '${attr}' property from 'PerformanceEntry'`);
 }
 
@@ -54,29 +62,41 @@ export class PerformanceEntry {
   #detail;
 
   constructor(token) {
-    if (token !== INTERNAL) throw new TypeError(`${failedConstruct('PerformanceEntry')}: Illegal constructor`);
+    if (token !== INTERNAL)
+      throw new TypeError(`${failedConstruct('PerformanceEntry')}: Illegal constructor`);
     this.#name = pending.name;
     this.#meta = metaFor(pending.entryType);
     this.#startTime = pending.startTime;
     this.#detail = pending.detail;
   }
 
-  get name() { return #name in this ? this.#name : forward('name', this); }
-  get entryType() { return #meta in this ? this.#meta.entryType : forward('entryType', this); }
-  get startTime() { return #startTime in this ? this.#startTime : forward('startTime', this); }
+  get name() {
+    return #name in this ? this.#name : forward('name', this);
+  }
+  get entryType() {
+    return #meta in this ? this.#meta.entryType : forward('entryType', this);
+  }
+  get startTime() {
+    return #startTime in this ? this.#startTime : forward('startTime', this);
+  }
   get duration() {
     if (!(#meta in this)) return forward('duration', this);
     return this.#meta.entryType === 'measure' ? measureDuration(this) : 0;
   }
-  get navigationId() { return #meta in this ? this.#meta.navigationId : forward('navigationId', this); }
+  get navigationId() {
+    return #meta in this ? this.#meta.navigationId : forward('navigationId', this);
+  }
 
   toJSON() {
     if (!(#name in this)) {
-      if (nativeEntryProto && this instanceof native.PerformanceEntry) return nativeEntryProto.toJSON.call(this);
+      if (nativeEntryProto && this instanceof native.PerformanceEntry)
+        return nativeEntryProto.toJSON.call(this);
       throw illegal(failed('toJSON', 'PerformanceEntry'));
     }
     const json = {
-      name: this.#name, entryType: this.#meta.entryType, startTime: this.#startTime,
+      name: this.#name,
+      entryType: this.#meta.entryType,
+      startTime: this.#startTime,
       duration: this.#meta.entryType === 'measure' ? measureDuration(this) : 0,
     };
     if (hasNavigationId) json.navigationId = this.#meta.navigationId;
@@ -99,7 +119,12 @@ export class PerformanceEntry {
 
   static {
     entryDetail = (v, iface, entryType) => {
-      if (v === null || typeof v !== 'object' || !(#detail in v) || v.#meta.entryType !== entryType) {
+      if (
+        v === null ||
+        typeof v !== 'object' ||
+        !(#detail in v) ||
+        v.#meta.entryType !== entryType
+      ) {
         throw illegal(`Failed to read the 'detail' property from '${iface}'`);
       }
       return v.#detail;
@@ -126,7 +151,10 @@ function markSteps(context, name, options) {
   const rawStart = src === null ? undefined : src.startTime;
   const startTime = rawStart === undefined ? undefined : toDouble(rawStart, context, 'startTime');
   if (isWindow && TIMING_NAMES.has(name)) {
-    throw domException('SyntaxError', `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`);
+    throw domException(
+      'SyntaxError',
+      `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`,
+    );
   }
   if (startTime !== undefined && startTime < 0) {
     throw new TypeError(`${context}: '${nameInMessage(name)}' cannot have a negative start time.`);
@@ -151,21 +179,28 @@ export class PerformanceMark extends PerformanceEntry {
     super(INTERNAL);
   }
 
-  get detail() { return entryDetail(this, 'PerformanceMark', 'mark'); }
+  get detail() {
+    return entryDetail(this, 'PerformanceMark', 'mark');
+  }
 }
 
 export class PerformanceMeasure extends PerformanceEntry {
   #duration;
 
   constructor(token) {
-    if (token !== INTERNAL) throw new TypeError(`${failedConstruct('PerformanceMeasure')}: Illegal constructor`);
+    if (token !== INTERNAL)
+      throw new TypeError(`${failedConstruct('PerformanceMeasure')}: Illegal constructor`);
     super(INTERNAL);
     this.#duration = pending.duration;
   }
 
-  static { measureDuration = (v) => v.#duration; }
+  static {
+    measureDuration = (v) => v.#duration;
+  }
 
-  get detail() { return entryDetail(this, 'PerformanceMeasure', 'measure'); }
+  get detail() {
+    return entryDetail(this, 'PerformanceMeasure', 'measure');
+  }
 }
 
 /** WebIDL shape: members enumerable, a toStringTag per interface. */

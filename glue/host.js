@@ -13,14 +13,21 @@ export let nativePerformance = perf && typeof perf.now === 'function' ? perf : n
 export const nativeHome = (() => {
   if (!nativePerformance) return null;
   const p = Object.getPrototypeOf(perf);
-  return p !== null && Object.prototype.hasOwnProperty.call(p, 'now') && typeof p.now === 'function' ? p : perf;
+  return p !== null && Object.prototype.hasOwnProperty.call(p, 'now') && typeof p.now === 'function'
+    ? p
+    : perf;
 })();
 const nowFn = nativeHome ? nativeHome.now : null;
 export let nativeNow = nativePerformance
   ? Function.prototype.call.bind(nowFn, perf)
-  : (() => { const t0 = Date.now(); return () => Date.now() - t0; })();
-export let timeOrigin = nativePerformance && typeof perf.timeOrigin === 'number'
-  ? perf.timeOrigin : Date.now() - nativeNow();
+  : (() => {
+      const t0 = Date.now();
+      return () => Date.now() - t0;
+    })();
+export let timeOrigin =
+  nativePerformance && typeof perf.timeOrigin === 'number'
+    ? perf.timeOrigin
+    : Date.now() - nativeNow();
 
 // The host's brand check: its own timeOrigin getter (or now()) throws a TypeError for anything
 // that is not a genuine Performance object of this realm. None for a plain-object host.
@@ -34,8 +41,14 @@ const brand = (() => {
  *  identity: the captured one, or a later document's in the same global). */
 export function isHostPerformance(o) {
   if (o === nativePerformance) return o !== null;
-  if (!brand || o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== nativeHome) return false;
-  try { brand.call(o); return true; } catch { return false; }
+  if (!brand || o === null || typeof o !== 'object' || Object.getPrototypeOf(o) !== nativeHome)
+    return false;
+  try {
+    brand.call(o);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Make `o` (a genuine Performance, see isHostPerformance) the host's performance object: the
@@ -64,7 +77,8 @@ export const native = {
   PerformanceEntry: typeof g.PerformanceEntry === 'function' ? g.PerformanceEntry : null,
   PerformanceMark: typeof g.PerformanceMark === 'function' ? g.PerformanceMark : null,
   PerformanceMeasure: typeof g.PerformanceMeasure === 'function' ? g.PerformanceMeasure : null,
-  PerformanceObserverEntryList: typeof g.PerformanceObserverEntryList === 'function' ? g.PerformanceObserverEntryList : null,
+  PerformanceObserverEntryList:
+    typeof g.PerformanceObserverEntryList === 'function' ? g.PerformanceObserverEntryList : null,
 };
 
 /** The native supported entry types (frozen array) or []. */
@@ -72,43 +86,89 @@ export const nativeSupportedTypes = (() => {
   try {
     const t = native.PerformanceObserver && native.PerformanceObserver.supportedEntryTypes;
     return Array.isArray(t) ? t.slice() : [];
-  } catch { return []; }
+  } catch {
+    return [];
+  }
 })();
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
-export const isNode = typeof process === 'object' && process !== null &&
-  typeof process.versions === 'object' && process.versions !== null && !!process.versions.node;
+export const isNode =
+  typeof process === 'object' &&
+  process !== null &&
+  typeof process.versions === 'object' &&
+  process.versions !== null &&
+  !!process.versions.node;
 
 /** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */
 export const queueTask = (() => {
-  if (typeof g.setImmediate === 'function') return (fn) => { g.setImmediate(fn); };
+  if (typeof g.setImmediate === 'function')
+    return (fn) => {
+      g.setImmediate(fn);
+    };
   if (typeof g.MessageChannel === 'function') {
     const ch = new g.MessageChannel();
     const q = [];
-    ch.port1.onmessage = () => { const fn = q.shift(); if (fn) fn(); };
-    return (fn) => { q.push(fn); ch.port2.postMessage(0); };
+    ch.port1.onmessage = () => {
+      const fn = q.shift();
+      if (fn) fn();
+    };
+    return (fn) => {
+      q.push(fn);
+      ch.port2.postMessage(0);
+    };
   }
-  return (fn) => { setTimeout(fn, 0); };
+  return (fn) => {
+    setTimeout(fn, 0);
+  };
 })();
 
 /** Report an exception from a callback without stopping the caller (HTML "report the exception"). */
 export function reportException(e) {
-  if (typeof g.reportError === 'function') { g.reportError(e); return; }
-  if (isNode) { process.nextTick(() => { throw e; }); return; }
-  setTimeout(() => { throw e; }, 0);
+  if (typeof g.reportError === 'function') {
+    g.reportError(e);
+    return;
+  }
+  if (isNode) {
+    process.nextTick(() => {
+      throw e;
+    });
+    return;
+  }
+  setTimeout(() => {
+    throw e;
+  }, 0);
 }
 
 /** The PerformanceTiming attribute names (User Timing: special in mark() and measure()). */
-export const TIMING_NAMES = new Set(['navigationStart', 'unloadEventStart', 'unloadEventEnd',
-  'redirectStart', 'redirectEnd', 'fetchStart', 'domainLookupStart', 'domainLookupEnd',
-  'connectStart', 'connectEnd', 'secureConnectionStart', 'requestStart', 'responseStart',
-  'responseEnd', 'domLoading', 'domInteractive', 'domContentLoadedEventStart',
-  'domContentLoadedEventEnd', 'domComplete', 'loadEventStart', 'loadEventEnd']);
+export const TIMING_NAMES = new Set([
+  'navigationStart',
+  'unloadEventStart',
+  'unloadEventEnd',
+  'redirectStart',
+  'redirectEnd',
+  'fetchStart',
+  'domainLookupStart',
+  'domainLookupEnd',
+  'connectStart',
+  'connectEnd',
+  'secureConnectionStart',
+  'requestStart',
+  'responseStart',
+  'responseEnd',
+  'domLoading',
+  'domInteractive',
+  'domContentLoadedEventStart',
+  'domContentLoadedEventEnd',
+  'domComplete',
+  'loadEventStart',
+  'loadEventEnd',
+]);
 
 /** The navigationId of this document's navigation entry (read once), or null. A page restored
  *  from the back/forward cache keeps the first one: a documented simplification. */
-export const hasNavigationId = !!(native.PerformanceEntry &&
-  'navigationId' in native.PerformanceEntry.prototype);
+export const hasNavigationId = !!(
+  native.PerformanceEntry && 'navigationId' in native.PerformanceEntry.prototype
+);
 let navId;
 export function currentNavigationId() {
   if (navId === undefined && hasNavigationId && native.getEntriesByType) {

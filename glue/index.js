@@ -8,7 +8,9 @@ import { createProfilerClass } from './profiler.js';
 import { createMeasureMemory } from './measure-memory.js';
 
 const KEY = Symbol.for('perfshim.realm');
-const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore(), { measureMemory: createMeasureMemory }));
+const realm =
+  globalThis[KEY] ||
+  (globalThis[KEY] = createRealm(lazyCore(), { measureMemory: createMeasureMemory }));
 // A realm that perfshim/timeline made first keeps its timeline (one per realm); profiler traces
 // then live in a full core of their own (the timeline-only core has no trace functions).
 if (!realm.Profiler) {
@@ -32,7 +34,9 @@ export const droppedEntries = realm.droppedEntries;
 
 /** Install perfshim's APIs on the globals. Options: { force } (replace conforming host APIs
  *  too). Returns what was installed. */
-export function install(options) { return installInto(realm, options); }
+export function install(options) {
+  return installInto(realm, options);
+}
 
 export default performance;
 

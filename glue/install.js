@@ -8,8 +8,13 @@ import { native, nativePerformance, nativeHome, isNode } from './host.js';
 
 const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
-const GLOBALS = ['PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure',
-  'PerformanceObserver', 'PerformanceObserverEntryList'];
+const GLOBALS = [
+  'PerformanceEntry',
+  'PerformanceMark',
+  'PerformanceMeasure',
+  'PerformanceObserver',
+  'PerformanceObserverEntryList',
+];
 
 function defineValue(obj, key, value, enumerable) {
   Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
@@ -18,20 +23,26 @@ function defineValue(obj, key, value, enumerable) {
 /** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
 function timelineShortfalls() {
   // Node's perf_hooks is known not to conform: no need to probe it (the probe loads internals).
-  if (isNode) return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
+  if (isNode)
+    return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
   const why = [];
-  if (!nativePerformance || !native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
+  if (!nativePerformance || !native.mark || !native.measure || !native.getEntriesByName)
+    why.push('no User Timing');
   if (!native.PerformanceMark) {
     why.push('no PerformanceMark constructor');
   } else {
     try {
       const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
-      if (!m.detail || m.detail.a !== 1 || m.startTime !== 1) why.push('no User Timing 3 mark options');
+      if (!m.detail || m.detail.a !== 1 || m.startTime !== 1)
+        why.push('no User Timing 3 mark options');
     } catch {
       why.push('no User Timing 3 mark options');
     }
   }
-  if (!native.PerformanceObserver || !Array.isArray(native.PerformanceObserver.supportedEntryTypes)) {
+  if (
+    !native.PerformanceObserver ||
+    !Array.isArray(native.PerformanceObserver.supportedEntryTypes)
+  ) {
     why.push('no PerformanceObserver.supportedEntryTypes');
   }
   return why;
@@ -40,11 +51,24 @@ function timelineShortfalls() {
 /** Carry the host's buffered marks and measures over, in time order, then clear them there. */
 function adoptHostEntries(realm) {
   if (!nativePerformance || !native.getEntriesByType) return;
-  for (const [type, clear] of [['mark', native.clearMarks], ['measure', native.clearMeasures]]) {
+  for (const [type, clear] of [
+    ['mark', native.clearMarks],
+    ['measure', native.clearMeasures],
+  ]) {
     let list;
-    try { list = native.getEntriesByType.call(nativePerformance, type); } catch { continue; }
+    try {
+      list = native.getEntriesByType.call(nativePerformance, type);
+    } catch {
+      continue;
+    }
     for (const e of list) {
-      realm.adopt(type === 'mark' ? 0 : 1, e.name, e.startTime, e.duration, e.detail === undefined ? null : e.detail);
+      realm.adopt(
+        type === 'mark' ? 0 : 1,
+        e.name,
+        e.startTime,
+        e.duration,
+        e.detail === undefined ? null : e.detail,
+      );
     }
     if (clear && list.length) clear.call(nativePerformance);
   }
@@ -59,7 +83,8 @@ function watchHostObservers(realm) {
   const Native = native.PerformanceObserver;
   if (!Native || !native.mark || !native.measure) return;
   const proto = Native.prototype;
-  const observe = proto.observe, disconnect = proto.disconnect;
+  const observe = proto.observe,
+    disconnect = proto.disconnect;
   const watching = new Map(); // host observer -> Set of owned types it observes
   const recount = () => {
     realm.hostWatchers.mark = 0;
@@ -71,23 +96,28 @@ function watchHostObservers(realm) {
     observe() {
       const options = arguments[0];
       const type = options && !options.entryTypes ? options.type : undefined;
-    const mine = watching.get(this);
-    const others = (type === 'mark' || type === 'measure')
-      ? realm.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0) : -1;
-    // buffered: true must see our buffered entries; lend the host copies for this call, unless
-    // other host observers of the type would receive those copies too.
-    const result = options && options.buffered && others === 0
-      ? realm.withHostCopies(type, () => observe.apply(this, arguments))
-      : observe.apply(this, arguments);
-    let types = watching.get(this);
-    if (options && options.entryTypes) types = new Set(); // entryTypes replaces
-    else if (!types) types = new Set();
-    for (const t of (options && (options.entryTypes || [options.type])) || []) {
-      if (t === 'mark' || t === 'measure') types.add(t);
-    }
-    if (types.size) watching.set(this, types); else watching.delete(this);
-    recount();
-    return result;
+      const mine = watching.get(this);
+      const others =
+        type === 'mark' || type === 'measure'
+          ? realm.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0)
+          : -1;
+      // buffered: true must see our buffered entries; lend the host copies for this call, unless
+      // other host observers of the type would receive those copies too.
+      const result =
+        options && options.buffered && others === 0
+          ? realm.withHostCopies(type, () => observe.apply(this, arguments))
+          : observe.apply(this, arguments);
+      let types = watching.get(this);
+      if (options && options.entryTypes)
+        types = new Set(); // entryTypes replaces
+      else if (!types) types = new Set();
+      for (const t of (options && (options.entryTypes || [options.type])) || []) {
+        if (t === 'mark' || t === 'measure') types.add(t);
+      }
+      if (types.size) watching.set(this, types);
+      else watching.delete(this);
+      recount();
+      return result;
     },
     disconnect() {
       watching.delete(this);
@@ -117,7 +147,7 @@ function installTimeline(realm) {
 /** Install on the globals. Returns { installed: [...features], reasons: {feature: [...]} }. */
 export function install(realm, options = {}) {
   const g = globalThis;
-  const config = (g.PERFSHIM && typeof g.PERFSHIM === 'object') ? g.PERFSHIM : {};
+  const config = g.PERFSHIM && typeof g.PERFSHIM === 'object' ? g.PERFSHIM : {};
   const force = !!(options.force || config.force);
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
   const result = { installed: [], reasons: {} };
@@ -158,7 +188,8 @@ export function install(realm, options = {}) {
 function memoryShortfalls() {
   const proto = nativeHome;
   const why = [];
-  if (!proto || typeof proto.measureUserAgentSpecificMemory !== 'function') why.push('no measureUserAgentSpecificMemory');
+  if (!proto || typeof proto.measureUserAgentSpecificMemory !== 'function')
+    why.push('no measureUserAgentSpecificMemory');
   if (!proto || typeof proto.measureMemory !== 'function') why.push('no measureMemory');
   return why;
 }
@@ -170,7 +201,8 @@ function installMemory(realm, force) {
   if (!nativePerformance) return; // the ponyfill performance installed by installTimeline has them
   const proto = nativeHome;
   for (const key of MEMORY_METHODS) {
-    if (force || typeof proto[key] !== 'function') defineValue(proto, key, realm.methods[key], true);
+    if (force || typeof proto[key] !== 'function')
+      defineValue(proto, key, realm.methods[key], true);
   }
   realm.receivers.add(nativePerformance);
 }

@@ -37,10 +37,21 @@ function callNative() {
   const p = nativeMeasure.call(g.performance);
   if (exposedGC && typeof setTimeout === 'function') {
     let settled = false;
-    p.then(() => { settled = true; }, () => { settled = true; });
+    p.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
     const tick = () => {
       if (settled) return;
-      try { exposedGC(); } catch { return; }
+      try {
+        exposedGC();
+      } catch {
+        return;
+      }
       setTimeout(tick, 50);
     };
     setTimeout(tick, 0);
@@ -48,13 +59,19 @@ function callNative() {
   return p;
 }
 
-const ENABLE = "serve the page with 'Cross-Origin-Opener-Policy: same-origin' and " +
+const ENABLE =
+  "serve the page with 'Cross-Origin-Opener-Policy: same-origin' and " +
   "'Cross-Origin-Embedder-Policy: require-corp' (crossOriginIsolated), in a browser that " +
   'implements measureUserAgentSpecificMemory (Chromium 89 or later)';
 
 /** The identifier of this global's interface, for the spec's predicate and the attribution. */
 function globalScopeName() {
-  for (const n of ['Window', 'DedicatedWorkerGlobalScope', 'SharedWorkerGlobalScope', 'ServiceWorkerGlobalScope']) {
+  for (const n of [
+    'Window',
+    'DedicatedWorkerGlobalScope',
+    'SharedWorkerGlobalScope',
+    'ServiceWorkerGlobalScope',
+  ]) {
     if (typeof g[n] === 'function' && g instanceof g[n]) return n;
   }
   return null;
@@ -81,10 +98,19 @@ export function fromNative(result) {
   const index = new Map();
   const realmOf = (a) => {
     const aggregated = a.scope === 'cross-origin-aggregated';
-    const container = a.container ? { id: String(a.container.id ?? ''), src: String(a.container.src ?? '') } : null;
-    const realm = { url: String(a.url ?? ''), scope: String(a.scope ?? ''), token: { container, crossOriginAggregated: aggregated } };
+    const container = a.container
+      ? { id: String(a.container.id ?? ''), src: String(a.container.src ?? '') }
+      : null;
+    const realm = {
+      url: String(a.url ?? ''),
+      scope: String(a.scope ?? ''),
+      token: { container, crossOriginAggregated: aggregated },
+    };
     const key = JSON.stringify(realm);
-    if (!index.has(key)) { index.set(key, realms.length); realms.push(realm); }
+    if (!index.has(key)) {
+      index.set(key, realms.length);
+      realms.push(realm);
+    }
     return index.get(key);
   };
   const entries = [];
@@ -104,9 +130,18 @@ export function fromNative(result) {
 
 function fallbackWindow(core) {
   const info = memoryGetter.call(g.performance);
-  const realms = [{ url: String(g.location.href), scope: 'Window', token: { container: null, crossOriginAggregated: false } }];
-  const entries = [{ bytes: info.usedJSHeapSize, realms: [0], types: ['JavaScript', 'performance.memory'] }];
-  if (core && core.memory) entries.push({ bytes: core.memory.buffer.byteLength, realms: [0], types: ['WebAssembly'] });
+  const realms = [
+    {
+      url: String(g.location.href),
+      scope: 'Window',
+      token: { container: null, crossOriginAggregated: false },
+    },
+  ];
+  const entries = [
+    { bytes: info.usedJSHeapSize, realms: [0], types: ['JavaScript', 'performance.memory'] },
+  ];
+  if (core && core.memory)
+    entries.push({ bytes: core.memory.buffer.byteLength, realms: [0], types: ['WebAssembly'] });
   return { realms, entries };
 }
 
@@ -115,14 +150,22 @@ export async function measureBrowser(core) {
   const ctx = failed(OP, 'Performance');
   const scope = globalScopeName();
   if (!measurementAllowed(scope)) {
-    throw domException('SecurityError', `${ctx}: ${scope === 'Window'
-      ? 'memory can only be measured by a document of the top-level origin'
-      : 'memory can only be measured in a Window, a SharedWorker or a ServiceWorker'}.`);
+    throw domException(
+      'SecurityError',
+      `${ctx}: ${
+        scope === 'Window'
+          ? 'memory can only be measured by a document of the top-level origin'
+          : 'memory can only be measured in a Window, a SharedWorker or a ServiceWorker'
+      }.`,
+    );
   }
   if (nativeMeasure && g.crossOriginIsolated === true) {
     return fromNative(await callNative());
   }
   if (scope === 'Window' && memoryGetter) return fallbackWindow(core);
-  throw domException('NotSupportedError', `${ctx}: no honest memory measurement is available in ` +
-    `this context; to enable one, ${ENABLE}.`);
+  throw domException(
+    'NotSupportedError',
+    `${ctx}: no honest memory measurement is available in ` +
+      `this context; to enable one, ${ENABLE}.`,
+  );
 }

@@ -51,9 +51,12 @@ class Channel {
 }
 
 function sessionChannel(session) {
-  const ch = new Channel((method, params) => new Promise((resolve, reject) => {
-    session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
-  }));
+  const ch = new Channel(
+    (method, params) =>
+      new Promise((resolve, reject) => {
+        session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
+      }),
+  );
   session.on('inspectorNotification', (msg) => ch.emit(msg.method, msg.params));
   return ch;
 }
@@ -62,20 +65,33 @@ function workerChannel(parent, sessionId) {
   const pending = new Map();
   let nextId = 0;
   let gone = null;
-  const ch = new Channel((method, params) => new Promise((resolve, reject) => {
-    if (gone) { reject(gone); return; }
-    const id = ++nextId;
-    pending.set(id, { resolve, reject });
-    parent.post('NodeWorker.sendMessageToWorker',
-      { sessionId, message: JSON.stringify({ id, method, params }) }).catch((e) => {
-      pending.delete(id);
-      reject(e);
-    });
-  }));
+  const ch = new Channel(
+    (method, params) =>
+      new Promise((resolve, reject) => {
+        if (gone) {
+          reject(gone);
+          return;
+        }
+        const id = ++nextId;
+        pending.set(id, { resolve, reject });
+        parent
+          .post('NodeWorker.sendMessageToWorker', {
+            sessionId,
+            message: JSON.stringify({ id, method, params }),
+          })
+          .catch((e) => {
+            pending.delete(id);
+            reject(e);
+          });
+      }),
+  );
   parent.on('NodeWorker.receivedMessageFromWorker', (p) => {
     if (p.sessionId !== sessionId) return;
     const msg = JSON.parse(p.message);
-    if (msg.id === undefined) { ch.emit(msg.method, msg.params); return; }
+    if (msg.id === undefined) {
+      ch.emit(msg.method, msg.params);
+      return;
+    }
     const w = pending.get(msg.id);
     if (!w) return;
     pending.delete(msg.id);
@@ -92,8 +108,12 @@ function workerChannel(parent, sessionId) {
 }
 
 async function probe(ch) {
-  const r = await ch.post('Runtime.evaluate',
-    { expression: PROBE, includeCommandLineAPI: true, returnByValue: true, silent: true });
+  const r = await ch.post('Runtime.evaluate', {
+    expression: PROBE,
+    includeCommandLineAPI: true,
+    returnByValue: true,
+    silent: true,
+  });
   if (r.exceptionDetails) throw new Error(`memory probe failed: ${r.exceptionDetails.text}`);
   return r.result.value;
 }
@@ -106,7 +126,8 @@ function realmEntries(realm, p, wasm) {
   }
   const wasmBytes = wasm.reduce((a, b) => a + b, 0);
   const other = Math.max(0, p.external - p.arrayBuffers - wasmBytes);
-  if (p.arrayBuffers > 0) entries.push({ bytes: p.arrayBuffers, realms: [realm], types: ['ArrayBuffer'] });
+  if (p.arrayBuffers > 0)
+    entries.push({ bytes: p.arrayBuffers, realms: [realm], types: ['ArrayBuffer'] });
   if (wasmBytes > 0) entries.push({ bytes: wasmBytes, realms: [realm], types: ['WebAssembly'] });
   if (other > 0) entries.push({ bytes: other, realms: [realm], types: ['External'] });
   return entries;
@@ -137,7 +158,10 @@ async function toFileURL(path) {
   if (!path) return '';
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) && !/^[a-z]:[\\/]/i.test(path)) return path;
   if (!fileURL) {
-    const [{ pathToFileURL }, { resolve }] = await Promise.all([import('node:url'), import('node:path')]);
+    const [{ pathToFileURL }, { resolve }] = await Promise.all([
+      import('node:url'),
+      import('node:path'),
+    ]);
     fileURL = (p) => pathToFileURL(resolve(p)).href;
   }
   return fileURL(path);
@@ -152,22 +176,34 @@ async function measureDirect(core) {
     const u = process.memoryUsage();
     p = {
       spaces: v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]),
-      external: u.external, arrayBuffers: u.arrayBuffers, isMainThread: wt.isMainThread,
+      external: u.external,
+      arrayBuffers: u.arrayBuffers,
+      isMainThread: wt.isMainThread,
       main: wt.isMainThread ? process.argv[1] || '' : '',
     };
   } catch (e) {
-    throw domException('NotSupportedError', `${failed('measureUserAgentSpecificMemory', 'Performance')}: ` +
-      `this runtime offers neither node:inspector nor V8 heap statistics (${e && e.message}).`);
+    throw domException(
+      'NotSupportedError',
+      `${failed('measureUserAgentSpecificMemory', 'Performance')}: ` +
+        `this runtime offers neither node:inspector nor V8 heap statistics (${e && e.message}).`,
+    );
   }
   const wasm = ownMemory(core);
-  const realm = { url: await toFileURL(p.main), scope: p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope' };
+  const realm = {
+    url: await toFileURL(p.main),
+    scope: p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope',
+  };
   return { realms: [realm], entries: realmEntries(0, p, wasm) };
 }
 
 let inspectorModule;
 async function loadInspector() {
   if (inspectorModule === undefined) {
-    try { inspectorModule = await import('node:inspector'); } catch { inspectorModule = null; }
+    try {
+      inspectorModule = await import('node:inspector');
+    } catch {
+      inspectorModule = null;
+    }
   }
   return inspectorModule;
 }
@@ -175,7 +211,10 @@ async function loadInspector() {
 /** The intermediate measurement of this thread and (from the main thread) its workers.
  *  Options: workerTimeoutMs (default WORKER_TIMEOUT_MS); inspector: false takes the path of a
  *  Node without node:inspector. */
-export async function measureNode(core, { workerTimeoutMs = WORKER_TIMEOUT_MS, inspector: useInspector = true } = {}) {
+export async function measureNode(
+  core,
+  { workerTimeoutMs = WORKER_TIMEOUT_MS, inspector: useInspector = true } = {},
+) {
   const inspector = useInspector ? await loadInspector() : null;
   if (!inspector || typeof inspector.Session !== 'function') return measureDirect(core);
   const session = new inspector.Session();
@@ -196,17 +235,22 @@ export async function measureNode(core, { workerTimeoutMs = WORKER_TIMEOUT_MS, i
       root.on('NodeWorker.attachedToWorker', (p) => attached.push(p));
       await root.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
       listing = true;
-      workers = Promise.all(attached.map(async (w) => {
-        try {
-          const m = await withTimeout(measureThread(workerChannel(root, w.sessionId)), workerTimeoutMs);
-          return { info: w.workerInfo, m };
-        } catch {
-          // The worker exited meanwhile (its memory is gone) or is blocked outside JavaScript
-          // (a synchronous native call) past the timeout: it is left out, as Chromium leaves
-          // out workers that do not answer in time.
-          return null;
-        }
-      }));
+      workers = Promise.all(
+        attached.map(async (w) => {
+          try {
+            const m = await withTimeout(
+              measureThread(workerChannel(root, w.sessionId)),
+              workerTimeoutMs,
+            );
+            return { info: w.workerInfo, m };
+          } catch {
+            // The worker exited meanwhile (its memory is gone) or is blocked outside JavaScript
+            // (a synchronous native call) past the timeout: it is left out, as Chromium leaves
+            // out workers that do not answer in time.
+            return null;
+          }
+        }),
+      );
     }
     let self;
     try {
@@ -215,10 +259,12 @@ export async function measureNode(core, { workerTimeoutMs = WORKER_TIMEOUT_MS, i
       await workers; // never leave a worker session behind, even when this thread failed
       if (listing) await root.post('NodeWorker.disable').catch(() => {});
     }
-    const realms = [{
-      url: await toFileURL(self.probe.main),
-      scope: self.probe.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope',
-    }];
+    const realms = [
+      {
+        url: await toFileURL(self.probe.main),
+        scope: self.probe.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope',
+      },
+    ];
     const entries = realmEntries(0, self.probe, self.wasm);
     for (const r of await workers) {
       if (!r) continue;

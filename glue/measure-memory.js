@@ -24,8 +24,13 @@ export function buildMeasurement(core, intermediate, seed = randomSeed()) {
   const status = core.x.ps_memory_build(len, seed >>> 0);
   const text = core.takeString(); // the result, or what is wrong with the input
   if (status !== PS_OK) {
-    throw statusError(status, failed(OP, 'Performance'), status === PS_E_PARSE
-      ? `the memory source produced an invalid measurement (${text})` : undefined);
+    throw statusError(
+      status,
+      failed(OP, 'Performance'),
+      status === PS_E_PARSE
+        ? `the memory source produced an invalid measurement (${text})`
+        : undefined,
+    );
   }
   return JSON.parse(text);
 }
@@ -54,13 +59,17 @@ export function createMeasureMemory(core, { source = defaultSource(), brand } = 
       } catch (e) {
         measuring = Promise.reject(e);
       }
-      measuring.then((intermediate) => queueTask(() => {
-        try {
-          resolve(buildMeasurement(core, intermediate));
-        } catch (e) {
-          reject(e);
-        }
-      }), (e) => queueTask(() => reject(e)));
+      measuring.then(
+        (intermediate) =>
+          queueTask(() => {
+            try {
+              resolve(buildMeasurement(core, intermediate));
+            } catch (e) {
+              reject(e);
+            }
+          }),
+        (e) => queueTask(() => reject(e)),
+      );
     });
   };
   // Marked, so that a copy of the browser source loaded after install never takes it for the

@@ -10,7 +10,8 @@ import { OWNED_TYPES, typeIndex } from './timeline.js';
 const INTERNAL = Symbol('perfshim.internal');
 
 function warn(message) {
-  if (typeof console !== 'undefined' && console.warn) console.warn(`PerformanceObserver: ${message}`);
+  if (typeof console !== 'undefined' && console.warn)
+    console.warn(`PerformanceObserver: ${message}`);
 }
 
 /** PerformanceObserverInit, members in lexicographic order: buffered, entryTypes, type. */
@@ -27,7 +28,10 @@ function toObserverInit(v, context) {
   const durationThreshold = src.durationThreshold;
   if (durationThreshold !== undefined) {
     const d = Number(durationThreshold);
-    if (!Number.isFinite(d)) throw new TypeError(`${context}: The provided double value for durationThreshold is non-finite.`);
+    if (!Number.isFinite(d))
+      throw new TypeError(
+        `${context}: The provided double value for durationThreshold is non-finite.`,
+      );
     init.durationThreshold = d;
   }
   const entryTypes = src.entryTypes;
@@ -45,24 +49,34 @@ function toObserverInit(v, context) {
 /** Performance Timeline §filter buffer by name and type, over a list already in time order. */
 function filterList(list, name, type) {
   if (name === null && type === null) return list.slice();
-  return list.filter((e) => (type === null || e.entryType === type) && (name === null || e.name === name));
+  return list.filter(
+    (e) => (type === null || e.entryType === type) && (name === null || e.name === name),
+  );
 }
 
 export function createObserverClasses(timeline) {
-  const supported = Object.freeze(Array.from(new Set([...nativeSupportedTypes, ...OWNED_TYPES])).sort());
+  const supported = Object.freeze(
+    Array.from(new Set([...nativeSupportedTypes, ...OWNED_TYPES])).sort(),
+  );
   const supportedSet = new Set(supported);
-  const hostTypes = new Set(timeline.host ? nativeSupportedTypes.filter((t) => typeIndex(t) < 0) : []);
+  const hostTypes = new Set(
+    timeline.host ? nativeSupportedTypes.filter((t) => typeIndex(t) < 0) : [],
+  );
 
   class PerformanceObserverEntryList {
     #list;
     constructor(token, entries) {
-      if (token !== INTERNAL) throw new TypeError(`${failedConstruct('PerformanceObserverEntryList')}: Illegal constructor`);
+      if (token !== INTERNAL)
+        throw new TypeError(
+          `${failedConstruct('PerformanceObserverEntryList')}: Illegal constructor`,
+        );
       // Stable sort: chronological by startTime, ties in the order they were queued.
       this.#list = entries.sort((a, b) => a.startTime - b.startTime);
     }
 
     #check(op) {
-      if (!(#list in this)) throw new TypeError(`${failed(op, 'PerformanceObserverEntryList')}: Illegal invocation`);
+      if (!(#list in this))
+        throw new TypeError(`${failed(op, 'PerformanceObserverEntryList')}: Illegal invocation`);
     }
 
     getEntries() {
@@ -91,20 +105,22 @@ export function createObserverClasses(timeline) {
     #buffer = [];
     #observerType = 'undefined';
     #requiresDropped = false;
-    #options = [];          // the registered observer's options list
-    #registered = null;     // our record in timeline.registered while registered
-    #host = null;           // the host observer for delegated types
+    #options = []; // the registered observer's options list
+    #registered = null; // our record in timeline.registered while registered
+    #host = null; // the host observer for delegated types
     #hostDropped = 0;
 
     constructor(callback) {
       const context = failedConstruct('PerformanceObserver');
       requireArgs(arguments.length, 1, context);
-      if (typeof callback !== 'function') throw new TypeError(`${context}: parameter 1 is not of type 'Function'.`);
+      if (typeof callback !== 'function')
+        throw new TypeError(`${context}: parameter 1 is not of type 'Function'.`);
       this.#callback = callback;
     }
 
     #check(op) {
-      if (!(#callback in this)) throw new TypeError(`${failed(op, 'PerformanceObserver')}: Illegal invocation`);
+      if (!(#callback in this))
+        throw new TypeError(`${failed(op, 'PerformanceObserver')}: Illegal invocation`);
     }
 
     /** Performance Timeline §observe() method. */
@@ -113,10 +129,14 @@ export function createObserverClasses(timeline) {
       this.#check('observe');
       const init = toObserverInit(options, context);
       if (init.entryTypes === undefined && init.type === undefined) {
-        throw new TypeError(`${context}: An observe() call must include either entryTypes or type arguments.`);
+        throw new TypeError(
+          `${context}: An observe() call must include either entryTypes or type arguments.`,
+        );
       }
       if (init.entryTypes !== undefined && init.type !== undefined) {
-        throw new TypeError(`${context}: An observe() call must not include both entryTypes and type arguments.`);
+        throw new TypeError(
+          `${context}: An observe() call must not include both entryTypes and type arguments.`,
+        );
       }
       if (init.entryTypes !== undefined && init.buffered !== undefined) {
         // The draft makes this a TypeError; browsers ignore `buffered` here and conformance
@@ -124,18 +144,27 @@ export function createObserverClasses(timeline) {
         warn('the buffered flag is ignored when entryTypes is used.');
         delete init.buffered;
       }
-      if (this.#observerType === 'undefined') this.#observerType = init.entryTypes ? 'multiple' : 'single';
+      if (this.#observerType === 'undefined')
+        this.#observerType = init.entryTypes ? 'multiple' : 'single';
       if (this.#observerType === 'single' && init.entryTypes !== undefined) {
-        throw domException('InvalidModificationError', `${context}: This observer has performed observe({type:...}, therefore it cannot perform observe({entryTypes:...})`);
+        throw domException(
+          'InvalidModificationError',
+          `${context}: This observer has performed observe({type:...}, therefore it cannot perform observe({entryTypes:...})`,
+        );
       }
       if (this.#observerType === 'multiple' && init.type !== undefined) {
-        throw domException('InvalidModificationError', `${context}: This observer has performed observe({entryTypes:...}, therefore it cannot perform observe({type:...})`);
+        throw domException(
+          'InvalidModificationError',
+          `${context}: This observer has performed observe({entryTypes:...}, therefore it cannot perform observe({type:...})`,
+        );
       }
       this.#requiresDropped = true;
       if (this.#observerType === 'multiple') {
         const types = init.entryTypes.filter((t) => supportedSet.has(t));
         if (types.length !== init.entryTypes.length) {
-          warn(`ignoring unsupported entryTypes: ${init.entryTypes.filter((t) => !supportedSet.has(t)).join(', ')}.`);
+          warn(
+            `ignoring unsupported entryTypes: ${init.entryTypes.filter((t) => !supportedSet.has(t)).join(', ')}.`,
+          );
         }
         if (types.length === 0) {
           warn('no supported entryTypes: the observer was not registered.');
@@ -151,7 +180,8 @@ export function createObserverClasses(timeline) {
         return;
       }
       const i = this.#options.findIndex((o) => o.type === init.type);
-      if (i >= 0) this.#options[i] = init; else this.#options.push(init);
+      if (i >= 0) this.#options[i] = init;
+      else this.#options.push(init);
       this.#register();
       this.#syncHost(init);
       if (init.buffered) {
@@ -169,8 +199,13 @@ export function createObserverClasses(timeline) {
       if (!this.#registered) {
         const self = this;
         this.#registered = {
-          observes: (type) => self.#options.some((o) => o.type === type || (o.entryTypes && o.entryTypes.includes(type))),
-          accept: (entry) => { self.#buffer.push(entry); },
+          observes: (type) =>
+            self.#options.some(
+              (o) => o.type === type || (o.entryTypes && o.entryTypes.includes(type)),
+            ),
+          accept: (entry) => {
+            self.#buffer.push(entry);
+          },
           deliver: () => self.#deliver(),
         };
         timeline.registered.push(this.#registered);
@@ -184,13 +219,17 @@ export function createObserverClasses(timeline) {
       if (init.entryTypes) {
         const types = init.entryTypes.filter((t) => hostTypes.has(t));
         if (!types.length) {
-          if (this.#host) { this.#host.disconnect(); this.#host = null; }
+          if (this.#host) {
+            this.#host.disconnect();
+            this.#host = null;
+          }
           return;
         }
         this.#hostObserver().observe({ entryTypes: types });
       } else if (hostTypes.has(init.type)) {
         const options = { type: init.type, buffered: !!init.buffered };
-        if (init.durationThreshold !== undefined) options.durationThreshold = init.durationThreshold;
+        if (init.durationThreshold !== undefined)
+          options.durationThreshold = init.durationThreshold;
         this.#hostObserver().observe(options);
       }
     }
@@ -199,7 +238,8 @@ export function createObserverClasses(timeline) {
       if (!this.#host) {
         this.#host = new native.PerformanceObserver((list, _obs, opts) => {
           const entries = list.getEntries();
-          if (opts && typeof opts.droppedEntriesCount === 'number') this.#hostDropped = opts.droppedEntriesCount;
+          if (opts && typeof opts.droppedEntriesCount === 'number')
+            this.#hostDropped = opts.droppedEntriesCount;
           for (const e of entries) this.#buffer.push(e);
           if (entries.length) timeline.queueTask();
         });
@@ -216,7 +256,8 @@ export function createObserverClasses(timeline) {
       const callbackOptions = {};
       if (this.#requiresDropped) {
         let dropped = this.#hostDropped;
-        for (const o of this.#options) for (const t of o.entryTypes || [o.type]) dropped += timeline.dropped(t);
+        for (const o of this.#options)
+          for (const t of o.entryTypes || [o.type]) dropped += timeline.dropped(t);
         callbackOptions.droppedEntriesCount = dropped;
         this.#requiresDropped = false;
       }
@@ -231,7 +272,10 @@ export function createObserverClasses(timeline) {
         this.#registered = null;
         timeline.reindex();
       }
-      if (this.#host) { this.#host.disconnect(); this.#host = null; }
+      if (this.#host) {
+        this.#host.disconnect();
+        this.#host = null;
+      }
       this.#buffer = [];
       this.#options = [];
     }
@@ -244,14 +288,17 @@ export function createObserverClasses(timeline) {
       return records;
     }
 
-    static get supportedEntryTypes() { return supported; }
+    static get supportedEntryTypes() {
+      return supported;
+    }
   }
 
   webidlShape(PerformanceObserverEntryList, 'PerformanceObserverEntryList');
   webidlShape(PerformanceObserver, 'PerformanceObserver');
   Object.defineProperty(PerformanceObserverEntryList, 'length', { value: 0 });
   Object.defineProperty(PerformanceObserver, 'supportedEntryTypes', {
-    ...Object.getOwnPropertyDescriptor(PerformanceObserver, 'supportedEntryTypes'), enumerable: true,
+    ...Object.getOwnPropertyDescriptor(PerformanceObserver, 'supportedEntryTypes'),
+    enumerable: true,
   });
   return { PerformanceObserver, PerformanceObserverEntryList };
 }

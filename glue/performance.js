@@ -3,21 +3,51 @@
 // method functions are what `install()` puts on the host's Performance.prototype.
 import { failed, statusError, domException, nameInMessage } from './errors.js';
 import {
-  PS_OK, PS_E_HOST_ARG, PS_E_SYNTAX, PS_TYPE_MARK as MARK, PS_TYPE_MEASURE as MEASURE,
-  PS_ARG_ABSENT as ABSENT, PS_ARG_TIME as TIME, PS_ARG_MARK as NAMED, PS_ARG_UNKNOWN_MARK as UNKNOWN,
+  PS_OK,
+  PS_E_HOST_ARG,
+  PS_E_SYNTAX,
+  PS_TYPE_MARK as MARK,
+  PS_TYPE_MEASURE as MEASURE,
+  PS_ARG_ABSENT as ABSENT,
+  PS_ARG_TIME as TIME,
+  PS_ARG_MARK as NAMED,
+  PS_ARG_UNKNOWN_MARK as UNKNOWN,
   PS_ARG_HOST_ERROR as HOST_ERROR,
 } from './abi.js';
 import { requireArgs, toDOMString, toDouble, toStringOrDouble, isObject } from './webidl.js';
 import { cloneDetail } from './clone.js';
 import {
-  PerformanceEntry, PerformanceMark, PerformanceMeasure, makeEntry, createMark, webidlShape,
+  PerformanceEntry,
+  PerformanceMark,
+  PerformanceMeasure,
+  makeEntry,
+  createMark,
+  webidlShape,
 } from './entries.js';
 import { Timeline } from './timeline.js';
 import { createObserverClasses } from './observer.js';
-import { native, nativeNow, nativePerformance, timeOrigin, isWindow, TIMING_NAMES, isHostPerformance, adoptHostPerformance } from './host.js';
+import {
+  native,
+  nativeNow,
+  nativePerformance,
+  timeOrigin,
+  isWindow,
+  TIMING_NAMES,
+  isHostPerformance,
+  adoptHostPerformance,
+} from './host.js';
 
-const CTX = Object.fromEntries(['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries',
-  'getEntriesByType', 'getEntriesByName'].map((op) => [op, failed(op, 'Performance')]));
+const CTX = Object.fromEntries(
+  [
+    'mark',
+    'measure',
+    'clearMarks',
+    'clearMeasures',
+    'getEntries',
+    'getEntriesByType',
+    'getEntriesByName',
+  ].map((op) => [op, failed(op, 'Performance')]),
+);
 
 export function createRealm(core, { host = true, measureMemory = null } = {}) {
   const timeline = new Timeline(core, { host });
@@ -30,8 +60,17 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   /** Make the host create (and queue) its own copy of an entry. */
   function hostCopy(type, entry) {
     try {
-      if (type === MARK) native.mark.call(nativePerformance, entry.name, { startTime: entry.startTime, detail: entry.detail });
-      else native.measure.call(nativePerformance, entry.name, { start: entry.startTime, duration: entry.duration, detail: entry.detail });
+      if (type === MARK)
+        native.mark.call(nativePerformance, entry.name, {
+          startTime: entry.startTime,
+          detail: entry.detail,
+        });
+      else
+        native.measure.call(nativePerformance, entry.name, {
+          start: entry.startTime,
+          duration: entry.duration,
+          detail: entry.detail,
+        });
     } catch {
       // A host that cannot represent the entry (e.g. a negative duration) simply misses it.
     }
@@ -44,7 +83,9 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     try {
       if (type === MARK) native.clearMarks.call(nativePerformance, entry.name);
       else native.clearMeasures.call(nativePerformance, entry.name);
-    } catch { /* nothing to clear */ }
+    } catch {
+      /* nothing to clear */
+    }
   }
 
   /** Run `fn` while the host's buffer holds copies of our entries of `type` ('mark' or
@@ -57,7 +98,9 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     } finally {
       try {
         (t === MARK ? native.clearMarks : native.clearMeasures).call(nativePerformance);
-      } catch { /* nothing to clear */ }
+      } catch {
+        /* nothing to clear */
+      }
     }
   }
 
@@ -74,8 +117,13 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     return true;
   };
   const receivers = {
-    add(o) { accepted.add(o); if (o === nativePerformance) hostAccepted = true; },
-    has(o) { return accepted.has(o) || hostReceiver(o); },
+    add(o) {
+      accepted.add(o);
+      if (o === nativePerformance) hostAccepted = true;
+    },
+    has(o) {
+      return accepted.has(o) || hostReceiver(o);
+    },
   };
 
   function check(self, op) {
@@ -85,13 +133,28 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   }
 
   // A time argument of measure(): [kind, value, error, name].
-  let argKind = ABSENT, argValue = 0, argError = null;
+  let argKind = ABSENT,
+    argValue = 0,
+    argError = null;
   function timeArg(v, context) {
     argError = null;
-    if (typeof v === 'number') { argKind = TIME; argValue = v; return; }
-    if (TIMING_NAMES.has(v)) { timingArg(v, context); return; }
+    if (typeof v === 'number') {
+      argKind = TIME;
+      argValue = v;
+      return;
+    }
+    if (TIMING_NAMES.has(v)) {
+      timingArg(v, context);
+      return;
+    }
     const id = timeline.names.get(v);
-    if (id === undefined) { argKind = UNKNOWN; argValue = 0; } else { argKind = NAMED; argValue = id; }
+    if (id === undefined) {
+      argKind = UNKNOWN;
+      argValue = 0;
+    } else {
+      argKind = NAMED;
+      argValue = id;
+    }
   }
 
   /** User Timing 3 §convert a name to a timestamp (PerformanceTiming attribute names). */
@@ -100,13 +163,22 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     argValue = 0;
     const timing = isWindow && nativePerformance ? nativePerformance.timing : undefined;
     if (!isWindow || !timing) {
-      argError = new TypeError(`${context}: '${name}' is a PerformanceTiming attribute and can only be used in a Window.`);
+      argError = new TypeError(
+        `${context}: '${name}' is a PerformanceTiming attribute and can only be used in a Window.`,
+      );
       return;
     }
-    if (name === 'navigationStart') { argKind = TIME; argValue = 0; return; }
+    if (name === 'navigationStart') {
+      argKind = TIME;
+      argValue = 0;
+      return;
+    }
     const end = timing[name];
     if (end === 0) {
-      argError = domException('InvalidAccessError', `${context}: '${name}' is empty: either the event hasn't happened yet, or it would provide cross-origin timing information.`);
+      argError = domException(
+        'InvalidAccessError',
+        `${context}: '${name}' is empty: either the event hasn't happened yet, or it would provide cross-origin timing information.`,
+      );
       return;
     }
     argKind = TIME;
@@ -132,7 +204,8 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       check(this, 'measure');
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(measureName, context);
-      let hasOptions = 0, rawDetail;
+      let hasOptions = 0,
+        rawDetail;
       let start, duration, end; // converted values (string or number), undefined when absent
       const v = startOrMeasureOptions;
       if (v === undefined || v === null || isObject(v)) {
@@ -145,7 +218,13 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
           if (e !== undefined) end = toStringOrDouble(e, context, 'end');
           const st = v.start;
           if (st !== undefined) start = toStringOrDouble(st, context, 'start');
-          hasOptions = rawDetail !== undefined || duration !== undefined || end !== undefined || start !== undefined ? 1 : 0;
+          hasOptions =
+            rawDetail !== undefined ||
+            duration !== undefined ||
+            end !== undefined ||
+            start !== undefined
+              ? 1
+              : 0;
         }
       } else {
         start = toDOMString(v, context);
@@ -157,28 +236,62 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
         if (!hasOptions) end = e;
       }
       // Only now, with every argument converted, are mark names looked up.
-      let sKind = ABSENT, sVal = 0, sErr = null;
-      let eKind = ABSENT, eVal = 0, eErr = null;
-      const dKind = duration === undefined ? ABSENT : TIME, dVal = duration === undefined ? 0 : duration;
-      if (start !== undefined) { timeArg(start, context); sKind = argKind; sVal = argValue; sErr = argError; }
-      if (end !== undefined) { timeArg(end, context); eKind = argKind; eVal = argValue; eErr = argError; }
+      let sKind = ABSENT,
+        sVal = 0,
+        sErr = null;
+      let eKind = ABSENT,
+        eVal = 0,
+        eErr = null;
+      const dKind = duration === undefined ? ABSENT : TIME,
+        dVal = duration === undefined ? 0 : duration;
+      if (start !== undefined) {
+        timeArg(start, context);
+        sKind = argKind;
+        sVal = argValue;
+        sErr = argError;
+      }
+      if (end !== undefined) {
+        timeArg(end, context);
+        eKind = argKind;
+        eVal = argValue;
+        eErr = argError;
+      }
       // now() is read only when the algorithm takes the end time from it.
       const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
-      const st = core.x.ps_usertiming_measure(hasOptions, endGiven, sKind, sVal, dKind, dVal, eKind, eVal, now);
+      const st = core.x.ps_usertiming_measure(
+        hasOptions,
+        endGiven,
+        sKind,
+        sVal,
+        dKind,
+        dVal,
+        eKind,
+        eVal,
+        now,
+      );
       const o = out();
       if (st !== PS_OK) {
         const arg = o[2];
         if (st === PS_E_HOST_ARG) throw arg === 0 ? sErr : eErr;
         if (st === PS_E_SYNTAX) {
-          throw statusError(st, context, `The mark '${nameInMessage(arg === 0 ? start : end)}' does not exist.`);
+          throw statusError(
+            st,
+            context,
+            `The mark '${nameInMessage(arg === 0 ? start : end)}' does not exist.`,
+          );
         }
         throw statusError(st, context);
       }
-      const startTime = o[0], length = o[1];
+      const startTime = o[0],
+        length = o[1];
       const detail = cloneDetail(rawDetail, context);
       const entry = makeEntry(PerformanceMeasure, 'measure', name, startTime, length, detail);
       timeline.queue(entry, MEASURE);
-      timeline.store(core.x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length), entry, context);
+      timeline.store(
+        core.x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length),
+        entry,
+        context,
+      );
       if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;
     },
@@ -221,35 +334,53 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   if (measureMemory) {
     const measureUserAgentSpecificMemory = measureMemory(core, { brand: (t) => receivers.has(t) });
     methods.measureUserAgentSpecificMemory = measureUserAgentSpecificMemory;
-    methods.measureMemory = function measureMemory() { return measureUserAgentSpecificMemory.call(this); };
+    methods.measureMemory = function measureMemory() {
+      return measureUserAgentSpecificMemory.call(this);
+    };
   }
 
   // The ponyfill's performance object: a Performance of its own, on the host's clock.
   const Base = typeof EventTarget === 'function' ? EventTarget : Object;
   class Performance extends Base {
     constructor(token) {
-      if (token !== PERF_TOKEN) throw new TypeError("Failed to construct 'Performance': Illegal constructor");
+      if (token !== PERF_TOKEN)
+        throw new TypeError("Failed to construct 'Performance': Illegal constructor");
       super();
     }
 
-    now() { return nativeNow(); }
-    get timeOrigin() { return timeOrigin; }
+    now() {
+      return nativeNow();
+    }
+    get timeOrigin() {
+      return timeOrigin;
+    }
     toJSON() {
       const json = { timeOrigin };
-      if (nativePerformance && 'timing' in nativePerformance) json.timing = nativePerformance.timing;
-      if (nativePerformance && 'navigation' in nativePerformance) json.navigation = nativePerformance.navigation;
+      if (nativePerformance && 'timing' in nativePerformance)
+        json.timing = nativePerformance.timing;
+      if (nativePerformance && 'navigation' in nativePerformance)
+        json.navigation = nativePerformance.navigation;
       return json;
     }
   }
   for (const [key, fn] of Object.entries(methods)) {
-    Object.defineProperty(Performance.prototype, key, { value: fn, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(Performance.prototype, key, {
+      value: fn,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   }
   if (nativePerformance) {
     // Host extras (timing, navigation, eventCounts, memory, ...) read through to the host.
     for (const key of ['timing', 'navigation', 'eventCounts', 'memory', 'interactionCount']) {
       if (!(key in nativePerformance)) continue;
       Object.defineProperty(Performance.prototype, key, {
-        get() { return nativePerformance[key]; }, enumerable: true, configurable: true,
+        get() {
+          return nativePerformance[key];
+        },
+        enumerable: true,
+        configurable: true,
       });
     }
   }
@@ -259,25 +390,53 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   receivers.add(performance);
 
   return {
-    core, timeline, methods, receivers, hostWatchers, withHostCopies, performance, Performance,
-    PerformanceEntry, PerformanceMark, PerformanceMeasure,
-    PerformanceObserver, PerformanceObserverEntryList,
+    core,
+    timeline,
+    methods,
+    receivers,
+    hostWatchers,
+    withHostCopies,
+    performance,
+    Performance,
+    PerformanceEntry,
+    PerformanceMark,
+    PerformanceMeasure,
+    PerformanceObserver,
+    PerformanceObserverEntryList,
     /** Cap the buffer of 'mark' or 'measure' (0 = unbounded, the default). */
     setBufferLimit(type, max) {
       const t = type === 'mark' ? MARK : type === 'measure' ? MEASURE : -1;
-      if (t < 0) throw new TypeError(`setBufferLimit: unknown entry type '${type}' (expected 'mark' or 'measure')`);
+      if (t < 0)
+        throw new TypeError(
+          `setBufferLimit: unknown entry type '${type}' (expected 'mark' or 'measure')`,
+        );
       const n = Number(max);
-      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError('setBufferLimit: the limit must be an integer from 0 (unbounded) to 4294967295');
+      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+        throw new RangeError(
+          'setBufferLimit: the limit must be an integer from 0 (unbounded) to 4294967295',
+        );
       core.x.ps_timeline_set_limit(t, n);
     },
     /** Entries counted as dropped because a capped buffer was full. */
-    droppedEntries(type) { return timeline.dropped(type); },
+    droppedEntries(type) {
+      return timeline.dropped(type);
+    },
     /** Buffer a mark or measure made elsewhere (the host's, at install) as one of ours. */
     adopt(type, name, startTime, duration, detail) {
-      const entry = type === MARK
-        ? makeEntry(PerformanceMark, 'mark', name, startTime, 0, detail)
-        : makeEntry(PerformanceMeasure, 'measure', name, startTime, duration, detail);
-      timeline.store(core.x.ps_timeline_add(type, timeline.intern(name), startTime, type === MARK ? 0 : duration), entry, 'perfshim');
+      const entry =
+        type === MARK
+          ? makeEntry(PerformanceMark, 'mark', name, startTime, 0, detail)
+          : makeEntry(PerformanceMeasure, 'measure', name, startTime, duration, detail);
+      timeline.store(
+        core.x.ps_timeline_add(
+          type,
+          timeline.intern(name),
+          startTime,
+          type === MARK ? 0 : duration,
+        ),
+        entry,
+        'perfshim',
+      );
       return entry;
     },
   };

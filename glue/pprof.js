@@ -15,7 +15,16 @@
 // time_nanos = timeOrigin + the first sample; duration_nanos covers the samples plus the last one's
 // weight; period = options.interval, else the mean sample interval.
 import { gzipSync } from 'node:zlib';
-import { Profile, StringTable, ValueType, Sample, Location, Line, Function as PprofFunction, Label } from 'pprof-format';
+import {
+  Profile,
+  StringTable,
+  ValueType,
+  Sample,
+  Location,
+  Line,
+  Function as PprofFunction,
+  Label,
+} from 'pprof-format';
 import { toCpuProfile, performance } from './index.js';
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -25,16 +34,24 @@ function readEntries(entries) {
   const marks = [];
   const measures = [];
   if (entries === undefined) return { marks, measures };
-  if (entries === null || typeof entries[Symbol.iterator] !== 'function') throw new TypeError('perfshim toPprof: options.entries must be iterable');
+  if (entries === null || typeof entries[Symbol.iterator] !== 'function')
+    throw new TypeError('perfshim toPprof: options.entries must be iterable');
   let i = 0;
   for (const e of entries) {
     const at = `options.entries[${i++}]`;
-    if (e === null || typeof e !== 'object') throw new TypeError(`perfshim toPprof: ${at} must be a PerformanceEntry-like object`);
+    if (e === null || typeof e !== 'object')
+      throw new TypeError(`perfshim toPprof: ${at} must be a PerformanceEntry-like object`);
     if (e.entryType !== 'mark' && e.entryType !== 'measure') continue;
-    if (!finite(e.startTime)) throw new TypeError(`perfshim toPprof: ${at}.startTime must be a finite number`);
-    if (e.entryType === 'mark') { marks.push({ name: String(e.name), startTime: e.startTime }); continue; }
-    if (!finite(e.duration)) throw new TypeError(`perfshim toPprof: ${at}.duration must be a finite number`);
-    const a = e.startTime, b = e.startTime + e.duration; // durations may be negative
+    if (!finite(e.startTime))
+      throw new TypeError(`perfshim toPprof: ${at}.startTime must be a finite number`);
+    if (e.entryType === 'mark') {
+      marks.push({ name: String(e.name), startTime: e.startTime });
+      continue;
+    }
+    if (!finite(e.duration))
+      throw new TypeError(`perfshim toPprof: ${at}.duration must be a finite number`);
+    const a = e.startTime,
+      b = e.startTime + e.duration; // durations may be negative
     measures.push({ name: String(e.name), start: Math.min(a, b), end: Math.max(a, b) });
   }
   measures.sort((x, y) => x.start - y.start);
@@ -48,8 +65,12 @@ function readEntries(entries) {
  */
 export function toPprof(trace, options = {}) {
   const { entries, timeOrigin = performance.timeOrigin, interval } = options || {};
-  if (!finite(timeOrigin)) throw new TypeError('perfshim toPprof: options.timeOrigin must be a finite number (ms since the epoch)');
-  if (interval !== undefined && (!finite(interval) || interval < 0)) throw new TypeError('perfshim toPprof: options.interval must be a non-negative number of ms');
+  if (!finite(timeOrigin))
+    throw new TypeError(
+      'perfshim toPprof: options.timeOrigin must be a finite number (ms since the epoch)',
+    );
+  if (interval !== undefined && (!finite(interval) || interval < 0))
+    throw new TypeError('perfshim toPprof: options.interval must be a non-negative number of ms');
   const { marks, measures } = readEntries(entries);
   const cp = toCpuProfile(trace); // checks the trace (TypeError naming what is wrong)
 
@@ -66,7 +87,7 @@ export function toPprof(trace, options = {}) {
   // Functions and locations, created as samples reach them.
   const functions = [];
   const locations = [];
-  const functionOf = new Map();   // frame key -> location id (= function id)
+  const functionOf = new Map(); // frame key -> location id (= function id)
   const locationOfNode = new Map();
   function locationOf(nodeId) {
     let loc = locationOfNode.get(nodeId);
@@ -78,8 +99,21 @@ export function toPprof(trace, options = {}) {
       loc = functions.length + 1;
       const startLine = f.lineNumber >= 0 ? f.lineNumber + 1 : 0;
       const name = str(f.functionName || '(anonymous)');
-      functions.push(new PprofFunction({ id: loc, name, systemName: name, filename: str(f.url), startLine }));
-      locations.push(new Location({ id: loc, line: [new Line({ functionId: loc, line: startLine, column: f.columnNumber >= 0 ? f.columnNumber + 1 : 0 })] }));
+      functions.push(
+        new PprofFunction({ id: loc, name, systemName: name, filename: str(f.url), startLine }),
+      );
+      locations.push(
+        new Location({
+          id: loc,
+          line: [
+            new Line({
+              functionId: loc,
+              line: startLine,
+              column: f.columnNumber >= 0 ? f.columnNumber + 1 : 0,
+            }),
+          ],
+        }),
+      );
       functionOf.set(key, loc);
     }
     locationOfNode.set(nodeId, loc);
@@ -99,7 +133,10 @@ export function toPprof(trace, options = {}) {
   const n = cp.samples.length;
   const times = new Float64Array(n);
   let t = cp.startTime;
-  for (let i = 0; i < n; i++) { t += cp.timeDeltas[i]; times[i] = t; }
+  for (let i = 0; i < n; i++) {
+    t += cp.timeDeltas[i];
+    times[i] = t;
+  }
   const spanUs = n > 1 ? times[n - 1] - times[0] : 0;
   const periodUs = interval !== undefined ? interval * 1000 : n > 1 ? spanUs / (n - 1) : 0;
 
@@ -119,11 +156,14 @@ export function toPprof(trace, options = {}) {
       s.value[0] += 1;
       s.value[1] += wallNs;
     } else {
-      samples.set(key, new Sample({
-        locationId: stackOf(cp.samples[i]),
-        value: [1, wallNs],
-        label: names.map((m) => new Label({ key: keyName, str: str(m) })),
-      }));
+      samples.set(
+        key,
+        new Sample({
+          locationId: stackOf(cp.samples[i]),
+          value: [1, wallNs],
+          label: names.map((m) => new Label({ key: keyName, str: str(m) })),
+        }),
+      );
     }
   }
 

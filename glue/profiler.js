@@ -25,19 +25,24 @@ export function defaultSource() {
   return defaultSources()[0] || null;
 }
 
-const INSTRUMENT_HELP = 'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +
+const INSTRUMENT_HELP =
+  'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +
   "the bundler plugin from 'perfshim/instrument') so that the instrumentation source can sample them.";
 const NOT_ALLOWED_HELP = {
-  'chromium-native': 'JS self-profiling is disabled by Document Policy. Serve the document with ' +
+  'chromium-native':
+    'JS self-profiling is disabled by Document Policy. Serve the document with ' +
     `the response header 'Document-Policy: js-profiling' to allow it, ${INSTRUMENT_HELP}`,
-  none: 'JS self-profiling is not available in this context: perfshim samples through ' +
-    "node:inspector in Node and through the native Profiler in Chromium (serve the document with " +
+  none:
+    'JS self-profiling is not available in this context: perfshim samples through ' +
+    'node:inspector in Node and through the native Profiler in Chromium (serve the document with ' +
     `'Document-Policy: js-profiling'), ${INSTRUMENT_HELP}`,
 };
 
 const illegal = () => new TypeError('Illegal invocation');
-const required = (ctx, member) => new TypeError(
-  `${ctx}: Failed to read the '${member}' property from 'ProfilerInitOptions': Required member is undefined.`);
+const required = (ctx, member) =>
+  new TypeError(
+    `${ctx}: Failed to read the '${member}' property from 'ProfilerInitOptions': Required member is undefined.`,
+  );
 
 /**
  * The Profiler class bound to a core (default: the realm's shared one) and a sample source
@@ -56,17 +61,20 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
   class Profiler extends EventTarget {
     #sampleInterval = 0;
     #stopped = false;
-    #trace = 0;          // the core's trace handle while the session runs
+    #trace = 0; // the core's trace handle while the session runs
     #sampler = null;
-    #handler = null;     // onsamplebufferfull
+    #handler = null; // onsamplebufferfull
     #handlerListener = null;
 
-    static #is(o) { return o !== null && typeof o === 'object' && #stopped in o; }
+    static #is(o) {
+      return o !== null && typeof o === 'object' && #stopped in o;
+    }
 
     // §new Profiler(options)
     constructor(options) {
       const ctx = failedConstruct('Profiler');
-      if (arguments.length < 1) throw new TypeError(`${ctx}: 1 argument required, but only 0 present.`);
+      if (arguments.length < 1)
+        throw new TypeError(`${ctx}: 1 argument required, but only 0 present.`);
       // ProfilerInitOptions: members in lexicographic order, both required.
       const dict = dictionarySource(options, ctx, 'ProfilerInitOptions');
       const rawMax = dict === null ? undefined : dict.maxBufferSize;
@@ -74,13 +82,22 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       const maxBufferSize = toUnsignedLong(rawMax);
       const rawInterval = dict === null ? undefined : dict.sampleInterval;
       if (rawInterval === undefined) throw required(ctx, 'sampleInterval');
-      const sampleInterval = toDouble(rawInterval, `${ctx}: Failed to read the 'sampleInterval' property from 'ProfilerInitOptions'`);
+      const sampleInterval = toDouble(
+        rawInterval,
+        `${ctx}: Failed to read the 'sampleInterval' property from 'ProfilerInitOptions'`,
+      );
       // Step 1.
-      if (sampleInterval < 0) throw new RangeError(`${ctx}: Invalid sample interval: sampleInterval must be non-negative.`);
+      if (sampleInterval < 0)
+        throw new RangeError(
+          `${ctx}: Invalid sample interval: sampleInterval must be non-negative.`,
+        );
       // Step 2: the policy check; here, whether a source can profile this context at all. The
       // sources are tried best first; one that is not allowed here hands over to the next.
-      const sources = (Array.isArray(source) ? source : [source]).filter((s) => s && (!s.available || s.available()));
-      if (!sources.length) throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);
+      const sources = (Array.isArray(source) ? source : [source]).filter(
+        (s) => s && (!s.available || s.available()),
+      );
+      if (!sources.length)
+        throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);
       super();
       // Step 3: a new profiling session in the started state, with an empty trace.
       const h = codec.create(maxBufferSize);
@@ -89,14 +106,29 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       const ref = new WeakRef(this);
       for (let i = 0; !this.#sampler; i++) {
         const s = sources[i];
-        const interval = s.supportedIntervalMs ? s.supportedIntervalMs(sampleInterval) : sampleInterval;
+        const interval = s.supportedIntervalMs
+          ? s.supportedIntervalMs(sampleInterval)
+          : sampleInterval;
         try {
-          this.#sampler = s.start(codec, h, interval, maxBufferSize, () => { const p = ref.deref(); if (p) p.#bufferFull(); }, core);
+          this.#sampler = s.start(
+            codec,
+            h,
+            interval,
+            maxBufferSize,
+            () => {
+              const p = ref.deref();
+              if (p) p.#bufferFull();
+            },
+            core,
+          );
         } catch (e) {
           if (e && e.name === 'NotAllowedError' && i + 1 < sources.length) continue;
           codec.free(h);
           if (e && e.name === 'NotAllowedError') {
-            throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP[s.name] || e.message || NOT_ALLOWED_HELP.none}`);
+            throw domException(
+              'NotAllowedError',
+              `${ctx}: ${NOT_ALLOWED_HELP[s.name] || e.message || NOT_ALLOWED_HELP.none}`,
+            );
           }
           throw e;
         }
@@ -139,7 +171,8 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       const handler = v !== null && (typeof v === 'object' || typeof v === 'function') ? v : null;
       this.#handler = handler;
       if (handler === null) {
-        if (this.#handlerListener) removeListener.call(this, 'samplebufferfull', this.#handlerListener);
+        if (this.#handlerListener)
+          removeListener.call(this, 'samplebufferfull', this.#handlerListener);
         this.#handlerListener = null;
       } else if (!this.#handlerListener) {
         this.#handlerListener = (event) => {
@@ -154,12 +187,18 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
     stop() {
       if (!Profiler.#is(this)) return Promise.reject(illegal());
       if (this.#stopped) {
-        return Promise.reject(domException('InvalidStateError', `${failed('stop', 'Profiler')}: Profiler already stopped.`));
+        return Promise.reject(
+          domException(
+            'InvalidStateError',
+            `${failed('stop', 'Profiler')}: Profiler already stopped.`,
+          ),
+        );
       }
       this.#stopped = true;
       dropped.unregister(this);
       const until = nativeNow(); // samples taken after stop() is invoked are left out
-      const h = this.#trace, sampler = this.#sampler;
+      const h = this.#trace,
+        sampler = this.#sampler;
       this.#trace = 0;
       this.#sampler = null;
       return (async () => {
@@ -177,7 +216,10 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
   for (const name of ['sampleInterval', 'stopped', 'onsamplebufferfull', 'stop']) {
     Object.defineProperty(Profiler.prototype, name, { enumerable: true });
   }
-  Object.defineProperty(Profiler.prototype, Symbol.toStringTag, { value: 'Profiler', configurable: true });
+  Object.defineProperty(Profiler.prototype, Symbol.toStringTag, {
+    value: 'Profiler',
+    configurable: true,
+  });
   Object.defineProperty(Profiler, PERFSHIM_PROFILER, { value: true });
   return Profiler;
 }

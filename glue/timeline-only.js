@@ -20,6 +20,8 @@ export const setBufferLimit = realm.setBufferLimit;
 export const droppedEntries = realm.droppedEntries;
 
 /** Install User Timing + Performance Timeline on the globals ({ force } as the full entry). */
-export function install(options) { return installInto(realm, options); }
+export function install(options) {
+  return installInto(realm, options);
+}
 
 export default performance;

@@ -3,22 +3,67 @@
 // "queue a PerformanceEntry" feeds. JS keeps only what must be JS: the entry objects (slot ->
 // object, so queries return the same objects every time) and the name -> id map.
 import { PS_E_LIMIT, PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
-import { native, nativePerformance, nativeSupportedTypes, queueTask, reportException, isNode } from './host.js';
+import {
+  native,
+  nativePerformance,
+  nativeSupportedTypes,
+  queueTask,
+  reportException,
+  isNode,
+} from './host.js';
 
-export const OWNED_TYPES = Object.assign([], { [PS_TYPE_MARK]: 'mark', [PS_TYPE_MEASURE]: 'measure' });
+export const OWNED_TYPES = Object.assign([], {
+  [PS_TYPE_MARK]: 'mark',
+  [PS_TYPE_MEASURE]: 'measure',
+});
 const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
-export const typeIndex = (type) => { const i = TYPE_INDEX.get(type); return i === undefined ? -1 : i; };
+export const typeIndex = (type) => {
+  const i = TYPE_INDEX.get(type);
+  return i === undefined ? -1 : i;
+};
 
 // The names a browser's own entry types can carry, from their specs: a URL (resource,
 // navigation, soft-navigation: always with a scheme, so with ':'), or one of a few fixed names.
 // A host with any other type may name entries anything: it is always asked.
 const URL_NAMED = new Set(['resource', 'navigation', 'soft-navigation']);
-const INPUT_EVENTS = ['auxclick', 'click', 'contextmenu', 'dblclick', 'mousedown', 'mouseenter',
-  'mouseleave', 'mouseout', 'mouseover', 'mouseup', 'pointerover', 'pointerenter', 'pointerdown',
-  'pointerup', 'pointercancel', 'pointerout', 'pointerleave', 'gotpointercapture',
-  'lostpointercapture', 'touchstart', 'touchend', 'touchcancel', 'keydown', 'keypress', 'keyup',
-  'beforeinput', 'input', 'compositionstart', 'compositionupdate', 'compositionend', 'dragstart',
-  'dragend', 'dragenter', 'dragleave', 'dragover', 'drop'];
+const INPUT_EVENTS = [
+  'auxclick',
+  'click',
+  'contextmenu',
+  'dblclick',
+  'mousedown',
+  'mouseenter',
+  'mouseleave',
+  'mouseout',
+  'mouseover',
+  'mouseup',
+  'pointerover',
+  'pointerenter',
+  'pointerdown',
+  'pointerup',
+  'pointercancel',
+  'pointerout',
+  'pointerleave',
+  'gotpointercapture',
+  'lostpointercapture',
+  'touchstart',
+  'touchend',
+  'touchcancel',
+  'keydown',
+  'keypress',
+  'keyup',
+  'beforeinput',
+  'input',
+  'compositionstart',
+  'compositionupdate',
+  'compositionend',
+  'dragstart',
+  'dragend',
+  'dragenter',
+  'dragleave',
+  'dragover',
+  'drop',
+];
 const FIXED_NAMES = {
   paint: ['first-paint', 'first-contentful-paint'],
   'largest-contentful-paint': [''],
@@ -26,8 +71,17 @@ const FIXED_NAMES = {
   'layout-shift': [''],
   element: ['image-paint', 'text-paint'],
   'visibility-state': ['visible', 'hidden'],
-  longtask: ['unknown', 'self', 'same-origin-ancestor', 'same-origin-descendant', 'same-origin',
-    'cross-origin-ancestor', 'cross-origin-descendant', 'cross-origin-unreachable', 'multiple-contexts'],
+  longtask: [
+    'unknown',
+    'self',
+    'same-origin-ancestor',
+    'same-origin-descendant',
+    'same-origin',
+    'cross-origin-ancestor',
+    'cross-origin-descendant',
+    'cross-origin-unreachable',
+    'multiple-contexts',
+  ],
   taskattribution: ['unknown', 'script'],
   event: INPUT_EVENTS,
   'first-input': INPUT_EVENTS,
@@ -56,7 +110,9 @@ function mergeSorted(a, b) {
   if (!a.length) return b;
   if (!b.length) return a;
   const out = new Array(a.length + b.length);
-  let i = 0, j = 0, k = 0;
+  let i = 0,
+    j = 0,
+    k = 0;
   while (i < a.length && j < b.length) out[k++] = b[j].startTime < a[i].startTime ? b[j++] : a[i++];
   while (i < a.length) out[k++] = a[i++];
   while (j < b.length) out[k++] = b[j++];
@@ -66,13 +122,14 @@ function mergeSorted(a, b) {
 export class Timeline {
   constructor(core, { host = true } = {}) {
     this.core = core;
-    this.names = new Map();      // name -> id in the core (the only copy of the string)
-    this.releaseAt = 4096;       // names held before unused ones are released
+    this.names = new Map(); // name -> id in the core (the only copy of the string)
+    this.releaseAt = 4096; // names held before unused ones are released
     this.objects = OWNED_TYPES.map(() => []); // per type: slot >>> 1 -> entry object (slot & 1 is the type)
-    this.host = host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
+    this.host =
+      host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
     this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
     this.hostMayName = isNode ? null : hostNameFilter(this.hostTypes);
-    this.registered = [];        // registered performance observers (spec order)
+    this.registered = []; // registered performance observers (spec order)
     this.interested = OWNED_TYPES.map(() => []); // per owned type: registered observers
     this.taskQueued = false;
   }
@@ -93,7 +150,8 @@ export class Timeline {
   releaseNames() {
     const core = this.core;
     const n = core.check(core.x.ps_timeline_release_names(), 'perfshim');
-    const mem = core.u32(), base = core.results();
+    const mem = core.u32(),
+      base = core.results();
     const gone = new Set(mem.subarray(base, base + n));
     for (const [name, id] of this.names) if (gone.has(id)) this.names.delete(name);
     this.releaseAt = Math.max(4096, this.names.size * 2);
@@ -114,10 +172,14 @@ export class Timeline {
     }
     const core = this.core;
     const n = core.check(core.x.ps_timeline_query(type, id), 'perfshim');
-    const mem = core.u32(), base = core.results();
+    const mem = core.u32(),
+      base = core.results();
     const objects = this.objects;
     const out = new Array(n);
-    for (let i = 0; i < n; i++) { const s = mem[base + i]; out[i] = objects[s & 1][s >>> 1]; }
+    for (let i = 0; i < n; i++) {
+      const s = mem[base + i];
+      out[i] = objects[s & 1][s >>> 1];
+    }
     return out;
   }
 
@@ -131,7 +193,10 @@ export class Timeline {
       // Browsers index their buffers by name but scan for (name, type): one query, filtered.
       let all;
       try {
-        all = name === null ? native.getEntries.call(nativePerformance) : native.getEntriesByName.call(nativePerformance, name);
+        all =
+          name === null
+            ? native.getEntries.call(nativePerformance)
+            : native.getEntriesByName.call(nativePerformance, name);
       } catch {
         return [];
       }
@@ -178,7 +243,8 @@ export class Timeline {
       this.objects[type] = [];
       return;
     }
-    const mem = core.u32(), base = core.results();
+    const mem = core.u32(),
+      base = core.results();
     const objects = this.objects[type];
     for (let i = 0; i < n; i++) objects[mem[base + i] >>> 1] = undefined;
   }

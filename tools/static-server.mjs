@@ -11,13 +11,24 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What is served from ROOT: directories (ending in '/') and single files, as URL paths. */
-export const PUBLIC = Object.freeze(['/demo/', '/dist/', '/wasm/', '/glue/', '/test/browser/fixtures/',
-  '/package.json']);
+export const PUBLIC = Object.freeze([
+  '/demo/',
+  '/dist/',
+  '/wasm/',
+  '/glue/',
+  '/test/browser/fixtures/',
+  '/package.json',
+]);
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8', '.cjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css; charset=utf-8',
-  '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.cjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
 };
 
 /** The request's decoded path, or null when it cannot be decoded (a 400). */
@@ -50,7 +61,12 @@ export async function serve({ headers = () => ({}), routes = {}, port = 0, root 
       const extra = headers(path) || {};
       const route = Object.hasOwn(routes, path) ? routes[path] : null;
       if (route) {
-        res.writeHead(200, { 'content-type': route.type || TYPES['.html'], 'cache-control': 'no-store', ...extra, ...(route.headers || {}) });
+        res.writeHead(200, {
+          'content-type': route.type || TYPES['.html'],
+          'cache-control': 'no-store',
+          ...extra,
+          ...(route.headers || {}),
+        });
         res.end(route.body);
         return;
       }
@@ -60,14 +76,25 @@ export async function serve({ headers = () => ({}), routes = {}, port = 0, root 
       const file = join(root, path);
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'cache-control': 'no-store', ...extra });
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] || 'application/octet-stream',
+        'cache-control': 'no-store',
+        ...extra,
+      });
       res.end(body);
     } catch {
       if (!res.headersSent) reply(res, 404, 'not found');
       else res.destroy();
     }
   });
-  await new Promise((resolve, reject) => { server.once('error', reject); server.listen(port, '127.0.0.1', resolve); });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   const actual = server.address().port;
-  return { url: `http://127.0.0.1:${actual}`, port: actual, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${actual}`,
+    port: actual,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }

@@ -38,8 +38,14 @@ function inputMapOf(code, file) {
 
 export async function run(argv, { stdout = process.stdout, stderr = process.stderr } = {}) {
   const o = parseArgs(argv);
-  if (o.help) { stdout.write(`${USAGE}\n`); return 0; }
-  if (o.error) { stderr.write(`perfshim instrument: ${o.error}\n${USAGE}\n`); return 2; }
+  if (o.help) {
+    stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (o.error) {
+    stderr.write(`perfshim instrument: ${o.error}\n${USAGE}\n`);
+    return 2;
+  }
   let code;
   try {
     code = readFileSync(o.input, 'utf8');

@@ -37,7 +37,9 @@ export async function main(argv) {
   // throws while loading is a real error and surfaces as one.
   const url = new URL(COMMANDS[command], import.meta.url);
   if (!existsSync(url)) {
-    process.stderr.write(`perfshim: the '${command}' command is not available in this installation (glue/cli/${command}.js is missing)\n`);
+    process.stderr.write(
+      `perfshim: the '${command}' command is not available in this installation (glue/cli/${command}.js is missing)\n`,
+    );
     return 2;
   }
   const mod = await import(url.href);
@@ -49,7 +51,12 @@ export async function main(argv) {
   return typeof code === 'number' ? code : (process.exitCode ?? 0);
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => {
-  process.stderr.write(`perfshim: ${e && e.stack ? e.stack : e}\n`);
-  process.exitCode = 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    process.stderr.write(`perfshim: ${e && e.stack ? e.stack : e}\n`);
+    process.exitCode = 1;
+  },
+);

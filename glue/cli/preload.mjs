@@ -18,7 +18,8 @@ import { createProfilerClass, defaultSource } from '../profiler.js';
 const dir = process.env.PERFSHIM_PROFILE_DIR;
 // The process the CLI started is the root; Node processes it forks (child_process.fork passes
 // --import on) and their workers are profiled too, under their own names.
-if (dir && isMainThread && !process.env.PERFSHIM_PROFILE_ROOT) process.env.PERFSHIM_PROFILE_ROOT = String(process.pid);
+if (dir && isMainThread && !process.env.PERFSHIM_PROFILE_ROOT)
+  process.env.PERFSHIM_PROFILE_ROOT = String(process.pid);
 const isRoot = process.env.PERFSHIM_PROFILE_ROOT === String(process.pid);
 const progressFd = isRoot && isMainThread ? Number(process.env.PERFSHIM_PROFILE_PROGRESS_FD) : NaN;
 const thread = isMainThread ? 'main' : `worker-${threadId}`;
@@ -41,9 +42,19 @@ if (dir) {
     await start();
   } catch (e) {
     // The script still runs, unprofiled; the CLI reports why.
-    writeFileSync(file(), JSON.stringify({
-      pid: process.pid, isRoot, threadId, isMainThread, name, error: String(e && e.stack ? e.stack : e), trace: null, entries: [],
-    }));
+    writeFileSync(
+      file(),
+      JSON.stringify({
+        pid: process.pid,
+        isRoot,
+        threadId,
+        isMainThread,
+        name,
+        error: String(e && e.stack ? e.stack : e),
+        trace: null,
+        entries: [],
+      }),
+    );
   } finally {
     // The CLI holds Ctrl-C (when forwarding) and --duration until this thread's set-up is done.
     tell({ ready: true });
@@ -59,8 +70,8 @@ async function start() {
   await null;
 
   const base = defaultSource();
-  let session = null;      // { codec, h, sampler } of the running profile
-  let full = null;         // the trace kept when the buffer filled up
+  let session = null; // { codec, h, sampler } of the running profile
+  let full = null; // the trace kept when the buffer filled up
   const source = {
     ...base,
     start(codec, h, intervalMs, max, onFull) {
@@ -82,7 +93,8 @@ async function start() {
   process.on('exit', (code) => {
     if (written) return;
     written = true;
-    let trace = full, error;
+    let trace = full,
+      error;
     try {
       if (session) {
         session.sampler.stop(performance.now());
@@ -95,14 +107,35 @@ async function start() {
     for (const e of performance.getEntries()) {
       if (e.entryType !== 'mark' && e.entryType !== 'measure') continue;
       let detail = null;
-      try { detail = e.detail === undefined ? null : JSON.parse(JSON.stringify(e.detail)); } catch { /* not JSON */ }
-      entries.push({ entryType: e.entryType, name: e.name, startTime: e.startTime, duration: e.duration, detail });
+      try {
+        detail = e.detail === undefined ? null : JSON.parse(JSON.stringify(e.detail));
+      } catch {
+        /* not JSON */
+      }
+      entries.push({
+        entryType: e.entryType,
+        name: e.name,
+        startTime: e.startTime,
+        duration: e.duration,
+        detail,
+      });
     }
     const out = {
-      pid: process.pid, isRoot, threadId, isMainThread, code, error, name,
-      url: isMainThread ? (process.argv[1] || '') : '',
-      timeOrigin: performance.timeOrigin, interval: profiler.sampleInterval, started,
-      bufferFull: full !== null, maxSamples, trace, entries,
+      pid: process.pid,
+      isRoot,
+      threadId,
+      isMainThread,
+      code,
+      error,
+      name,
+      url: isMainThread ? process.argv[1] || '' : '',
+      timeOrigin: performance.timeOrigin,
+      interval: profiler.sampleInterval,
+      started,
+      bufferFull: full !== null,
+      maxSamples,
+      trace,
+      entries,
     };
     writeFileSync(file(), JSON.stringify(out));
   });
@@ -115,7 +148,9 @@ async function start() {
     });
     const timer = setInterval(() => {
       const elapsed = performance.now() - started;
-      const entries = performance.getEntriesByType('mark').length + performance.getEntriesByType('measure').length;
+      const entries =
+        performance.getEntriesByType('mark').length +
+        performance.getEntriesByType('measure').length;
       if (!tell({ elapsed, entries })) clearInterval(timer);
     }, 250);
     timer.unref();

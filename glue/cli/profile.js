@@ -9,7 +9,15 @@
 // buffered marks and measures; the sample count only at the end: V8 hands samples over when a
 // profile stops): one rewritten line on a terminal, a plain line every 5 s otherwise.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir, constants as osConstants } from 'node:os';
 import { join, resolve, relative } from 'node:path';
 import { toTraceEvents, toCpuProfile, toSpeedscope, toFirefoxProfile } from '../index.js';
@@ -44,21 +52,37 @@ execArgv are not (Node does not apply --import to them).`;
 
 /** A usage error: message and exit code 2. */
 class UsageError extends Error {
-  constructor(message) { super(message); this.name = 'UsageError'; }
+  constructor(message) {
+    super(message);
+    this.name = 'UsageError';
+  }
 }
 
 function number(flag, v, { min, integer = false }) {
   if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
   const n = Number(v);
   if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
-    throw new UsageError(`${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${v}'`);
+    throw new UsageError(
+      `${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${v}'`,
+    );
   }
   return n;
 }
 
 /** argv (after `profile`) -> options; throws UsageError. */
 export function parseArgs(argv) {
-  const o = { interval: 1, out: null, formats: DEFAULT_FORMATS, duration: null, maxSamples: 1_000_000, top: 15, preloads: [], help: false, script: null, args: [] };
+  const o = {
+    interval: 1,
+    out: null,
+    formats: DEFAULT_FORMATS,
+    duration: null,
+    maxSamples: 1_000_000,
+    top: 15,
+    preloads: [],
+    help: false,
+    script: null,
+    args: [],
+  };
   let i = 0;
   const value = (flag, inline) => {
     if (inline !== undefined) return inline;
@@ -67,38 +91,68 @@ export function parseArgs(argv) {
   };
   for (; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--') { i++; break; }
+    if (a === '--') {
+      i++;
+      break;
+    }
     if (!a.startsWith('-') || a === '-') break; // the script
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const flag = eq > 0 ? a.slice(0, eq) : a;
     const inline = eq > 0 ? a.slice(eq + 1) : undefined;
     switch (flag) {
-      case '-h': case '--help': o.help = true; break;
-      case '--interval': o.interval = number(flag, value(flag, inline), { min: 0.1 }); break;
-      case '--out': o.out = value(flag, inline); if (!o.out) throw new UsageError('--out needs a directory'); break;
-      case '--duration': o.duration = number(flag, value(flag, inline), { min: 0 }); break;
-      case '--max-samples': o.maxSamples = number(flag, value(flag, inline), { min: 1, integer: true }); break;
-      case '--top': o.top = number(flag, value(flag, inline), { min: 0, integer: true }); break;
+      case '-h':
+      case '--help':
+        o.help = true;
+        break;
+      case '--interval':
+        o.interval = number(flag, value(flag, inline), { min: 0.1 });
+        break;
+      case '--out':
+        o.out = value(flag, inline);
+        if (!o.out) throw new UsageError('--out needs a directory');
+        break;
+      case '--duration':
+        o.duration = number(flag, value(flag, inline), { min: 0 });
+        break;
+      case '--max-samples':
+        o.maxSamples = number(flag, value(flag, inline), { min: 1, integer: true });
+        break;
+      case '--top':
+        o.top = number(flag, value(flag, inline), { min: 0, integer: true });
+        break;
       case '--format': {
-        const list = value(flag, inline).split(',').map((s) => s.trim()).filter(Boolean);
+        const list = value(flag, inline)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         if (!list.length) throw new UsageError('--format needs at least one format');
-        for (const f of list) if (!FORMATS.includes(f)) throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
+        for (const f of list)
+          if (!FORMATS.includes(f))
+            throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
         o.formats = [...new Set(list)];
         break;
       }
-      case '--import': o.preloads.push('--import', value(flag, inline)); break;
-      case '--require': case '-r': o.preloads.push('--require', value(flag, inline)); break;
-      default: throw new UsageError(`unknown option '${a}'`);
+      case '--import':
+        o.preloads.push('--import', value(flag, inline));
+        break;
+      case '--require':
+      case '-r':
+        o.preloads.push('--require', value(flag, inline));
+        break;
+      default:
+        throw new UsageError(`unknown option '${a}'`);
     }
   }
   if (o.help) return o;
-  if (i >= argv.length) throw new UsageError('no script given: perfshim profile [options] -- script.js [args...]');
+  if (i >= argv.length)
+    throw new UsageError('no script given: perfshim profile [options] -- script.js [args...]');
   o.script = argv[i];
   o.args = argv.slice(i + 1);
   return o;
 }
 
-const stamp = (d) => `${d.getFullYear()}${String(d.getMonth() + 1).padStart(2, '0')}${String(d.getDate()).padStart(2, '0')}-${String(d.getHours()).padStart(2, '0')}${String(d.getMinutes()).padStart(2, '0')}${String(d.getSeconds()).padStart(2, '0')}`;
+const stamp = (d) =>
+  `${d.getFullYear()}${String(d.getMonth() + 1).padStart(2, '0')}${String(d.getDate()).padStart(2, '0')}-${String(d.getHours()).padStart(2, '0')}${String(d.getMinutes()).padStart(2, '0')}${String(d.getSeconds()).padStart(2, '0')}`;
 
 /** Top functions over all threads: self time (leaf) and total time (anywhere on the stack, once
  *  per sample); each sample weighs the time to the next one (the last: the interval). */
@@ -115,15 +169,22 @@ export function topFunctions(threads) {
       all += w;
       const seen = new Set();
       let leaf = true;
-      const names = s.stackId === undefined ? [s.marker === 'gc' ? '(garbage collector)' : '(program)'] : null;
+      const names =
+        s.stackId === undefined ? [s.marker === 'gc' ? '(garbage collector)' : '(program)'] : null;
       const visit = (key, fn, where) => {
         let r = rows.get(key);
-        if (!r) rows.set(key, r = { name: fn, where, self: 0, total: 0 });
+        if (!r) rows.set(key, (r = { name: fn, where, self: 0, total: 0 }));
         if (leaf) r.self += w;
-        if (!seen.has(key)) { r.total += w; seen.add(key); }
+        if (!seen.has(key)) {
+          r.total += w;
+          seen.add(key);
+        }
         leaf = false;
       };
-      if (names) { visit(names[0], names[0], ''); continue; }
+      if (names) {
+        visit(names[0], names[0], '');
+        continue;
+      }
       for (let id = s.stackId; id !== undefined; id = stacks[id].parentId) {
         const f = frames[stacks[id].frameId];
         const url = f.resourceId === undefined ? '' : resources[f.resourceId];
@@ -132,24 +193,49 @@ export function topFunctions(threads) {
       }
     }
   }
-  return { total: all, rows: [...rows.values()].sort((a, b) => b.self - a.self || b.total - a.total) };
+  return {
+    total: all,
+    rows: [...rows.values()].sort((a, b) => b.self - a.self || b.total - a.total),
+  };
 }
 
 export function formatTable({ total, rows }, n) {
   const pct = (v) => (total > 0 ? `${((100 * v) / total).toFixed(1)}%` : '-');
   const ms = (v) => v.toFixed(1);
   const lines = [['self ms', 'self', 'total ms', 'total', 'function']];
-  for (const r of rows.slice(0, n)) lines.push([ms(r.self), pct(r.self), ms(r.total), pct(r.total), r.where ? `${r.name}  ${r.where}` : r.name]);
+  for (const r of rows.slice(0, n))
+    lines.push([
+      ms(r.self),
+      pct(r.self),
+      ms(r.total),
+      pct(r.total),
+      r.where ? `${r.name}  ${r.where}` : r.name,
+    ]);
   const widths = [0, 1, 2, 3].map((c) => Math.max(...lines.map((l) => l[c].length)));
-  return lines.map((l) => `${l.slice(0, 4).map((c, k) => c.padStart(widths[k])).join('  ')}  ${l[4]}`).join('\n');
+  return lines
+    .map(
+      (l) =>
+        `${l
+          .slice(0, 4)
+          .map((c, k) => c.padStart(widths[k]))
+          .join('  ')}  ${l[4]}`,
+    )
+    .join('\n');
 }
 
 /** Shift a thread's trace and entries onto the main thread's time origin (for one trace file). */
 function rebase(thread, origin) {
   const d = thread.timeOrigin - origin;
   if (!d) return thread;
-  const trace = { ...thread.trace, samples: thread.trace.samples.map((s) => ({ ...s, timestamp: s.timestamp + d })) };
-  return { ...thread, trace, entries: thread.entries.map((e) => ({ ...e, startTime: e.startTime + d })) };
+  const trace = {
+    ...thread.trace,
+    samples: thread.trace.samples.map((s) => ({ ...s, timestamp: s.timestamp + d })),
+  };
+  return {
+    ...thread,
+    trace,
+    entries: thread.entries.map((e) => ({ ...e, startTime: e.startTime + d })),
+  };
 }
 
 /** One trace-event document for every thread, on the first thread's clock: pid = the process
@@ -164,8 +250,10 @@ function traceEventsOf(threads) {
       if (k > 0 && e.name === 'TracingStartedInBrowser') continue;
       if (!t.isMainThread && e.name === 'process_name') continue;
       if (e.name === 'process_name' && !t.isRoot) e.args = { name: `perfshim ${t.name}` };
-      if (!t.isMainThread && e.name === 'thread_name') e.args = { name: `DedicatedWorker thread ${t.threadId}` };
-      if (typeof e.id === 'string' && k > 0) e.id = `0x${k.toString(16)}${e.id.slice(2).padStart(6, '0')}`;
+      if (!t.isMainThread && e.name === 'thread_name')
+        e.args = { name: `DedicatedWorker thread ${t.threadId}` };
+      if (typeof e.id === 'string' && k > 0)
+        e.id = `0x${k.toString(16)}${e.id.slice(2).padStart(6, '0')}`;
       events.push(e);
     }
   });
@@ -178,16 +266,31 @@ export function writeProfiles(threads, out, formats) {
   const paths = [];
   const write = (name, data) => {
     const p = join(out, name);
-    writeFileSync(p, typeof data === 'string' || data instanceof Uint8Array ? data : JSON.stringify(data));
+    writeFileSync(
+      p,
+      typeof data === 'string' || data instanceof Uint8Array ? data : JSON.stringify(data),
+    );
     paths.push(p);
   };
   const profiled = threads.filter((t) => t.trace);
   if (formats.includes('trace') && profiled.length) write('trace.json', traceEventsOf(profiled));
   for (const t of profiled) {
     if (formats.includes('cpuprofile')) write(`${t.name}.cpuprofile`, toCpuProfile(t.trace));
-    if (formats.includes('speedscope')) write(`${t.name}.speedscope.json`, toSpeedscope(t.trace, { name: `${t.name} ${t.url}`.trim() }));
-    if (formats.includes('firefox')) write(`${t.name}.firefox.json`, toFirefoxProfile(t.trace, { name: t.name, timeOrigin: t.timeOrigin, interval: t.interval }));
-    if (formats.includes('pprof')) write(`${t.name}.pb.gz`, toPprof(t.trace, { entries: t.entries, timeOrigin: t.timeOrigin, interval: t.interval }));
+    if (formats.includes('speedscope'))
+      write(
+        `${t.name}.speedscope.json`,
+        toSpeedscope(t.trace, { name: `${t.name} ${t.url}`.trim() }),
+      );
+    if (formats.includes('firefox'))
+      write(
+        `${t.name}.firefox.json`,
+        toFirefoxProfile(t.trace, { name: t.name, timeOrigin: t.timeOrigin, interval: t.interval }),
+      );
+    if (formats.includes('pprof'))
+      write(
+        `${t.name}.pb.gz`,
+        toPprof(t.trace, { entries: t.entries, timeOrigin: t.timeOrigin, interval: t.interval }),
+      );
   }
   return paths;
 }
@@ -209,10 +312,15 @@ export async function run(argv, io = {}) {
     say(`perfshim profile: ${e.message}\nRun 'perfshim profile --help' for the options.`);
     return 2;
   }
-  if (o.help) { say(USAGE); return 0; }
+  if (o.help) {
+    say(USAGE);
+    return 0;
+  }
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 18 || (major === 18 && minor < 19) || (major === 20 && minor < 6)) {
-    say(`perfshim profile: needs Node >= 18.19 or >= 20.6 (node --import); this is ${process.version}`);
+    say(
+      `perfshim profile: needs Node >= 18.19 or >= 20.6 (node --import); this is ${process.version}`,
+    );
     return 2;
   }
   const script = resolve(o.script);
@@ -233,13 +341,19 @@ export async function run(argv, io = {}) {
   };
   say(`perfshim: profiling ${relative(process.cwd(), script) || script} every ${o.interval} ms`);
   const child = spawn(process.execPath, ['--import', preload, ...o.preloads, script, ...o.args], {
-    stdio: ['inherit', 'inherit', 'inherit', 'pipe'], env,
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    env,
   });
   const t0 = Date.now();
   let last = null;
   let lastPlain = 0;
   let progressShown = false;
-  const clearLine = () => { if (progressShown) { stderr.write('\r\x1b[K'); progressShown = false; } };
+  const clearLine = () => {
+    if (progressShown) {
+      stderr.write('\r\x1b[K');
+      progressShown = false;
+    }
+  };
   child.stdio[3].setEncoding('utf8');
   let buf = '';
   child.stdio[3].on('data', (chunk) => {
@@ -247,24 +361,38 @@ export async function run(argv, io = {}) {
     let nl;
     while ((nl = buf.indexOf('\n')) >= 0) {
       let msg = null;
-      try { msg = JSON.parse(buf.slice(0, nl)); } catch { /* not ours */ }
+      try {
+        msg = JSON.parse(buf.slice(0, nl));
+      } catch {
+        /* not ours */
+      }
       buf = buf.slice(nl + 1);
-      if (msg && msg.ready) onReady(); else if (msg) last = msg;
+      if (msg && msg.ready) onReady();
+      else if (msg) last = msg;
     }
     if (!last) return;
     // V8 hands a profile's samples over only when it stops, so the count is known at the end.
     const line = `perfshim: ${(last.elapsed / 1000).toFixed(1)} s, sampling every ${o.interval} ms, ${last.entries} marks/measures buffered`;
-    if (isTTY) { stderr.write(`\r\x1b[K${line}`); progressShown = true; }
-    else if (Date.now() - lastPlain >= 5000) { lastPlain = Date.now(); say(line); }
+    if (isTTY) {
+      stderr.write(`\r\x1b[K${line}`);
+      progressShown = true;
+    } else if (Date.now() - lastPlain >= 5000) {
+      lastPlain = Date.now();
+      say(line);
+    }
   });
   child.stdio[3].on('error', () => {});
 
   // SIGINT goes to the child once its preload has set its handler (it says "ready"); before
   // that, Node's default would end it without a profile.
-  let stopping = false, ready = false, pendingStop = false, timer = null;
+  let stopping = false,
+    ready = false,
+    pendingStop = false,
+    timer = null;
   const stop = () => {
     stopping = true;
-    if (ready) child.kill('SIGINT'); else pendingStop = true;
+    if (ready) child.kill('SIGINT');
+    else pendingStop = true;
   };
   function onReady() {
     if (ready) return;
@@ -274,7 +402,8 @@ export async function run(argv, io = {}) {
   }
   const onSigint = () => {
     // On a terminal Ctrl-C already reached the child (same process group); otherwise pass it on.
-    if (isTTY && process.stdin.isTTY) stopping = true; else stop();
+    if (isTTY && process.stdin.isTTY) stopping = true;
+    else stop();
   };
   process.on('SIGINT', onSigint);
   const { code, signal } = await new Promise((res, rej) => {
@@ -295,21 +424,28 @@ export async function run(argv, io = {}) {
       try {
         threads.push(JSON.parse(readFileSync(join(tmp, f), 'utf8')));
       } catch {
-        say(`perfshim: ${f}: an incomplete profile (its process was killed while writing it), skipped`);
+        say(
+          `perfshim: ${f}: an incomplete profile (its process was killed while writing it), skipped`,
+        );
       }
     }
-    threads.sort((a, b) => (b.isRoot - a.isRoot) || (a.pid - b.pid) || (a.threadId - b.threadId));
+    threads.sort((a, b) => b.isRoot - a.isRoot || a.pid - b.pid || a.threadId - b.threadId);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
   const seconds = ((Date.now() - t0) / 1000).toFixed(1);
   if (!threads.length) {
-    say(`perfshim: the script ended (${signal || `exit code ${code}`}) after ${seconds} s without a profile (killed before it could write one?)`);
+    say(
+      `perfshim: the script ended (${signal || `exit code ${code}`}) after ${seconds} s without a profile (killed before it could write one?)`,
+    );
     return exitCode;
   }
   for (const t of threads) {
     if (t.error) say(`perfshim: ${t.name}: not profiled: ${t.error}`);
-    if (t.bufferFull) say(`perfshim: ${t.name}: the sample buffer filled up (${t.maxSamples} samples): later samples are missing; raise --max-samples`);
+    if (t.bufferFull)
+      say(
+        `perfshim: ${t.name}: the sample buffer filled up (${t.maxSamples} samples): later samples are missing; raise --max-samples`,
+      );
   }
   let paths;
   try {
@@ -320,7 +456,9 @@ export async function run(argv, io = {}) {
   }
   const samples = threads.reduce((a, t) => a + (t.trace ? t.trace.samples.length : 0), 0);
   const entries = threads.reduce((a, t) => a + t.entries.length, 0);
-  say(`perfshim: ${stopping ? 'stopped' : 'done'} after ${seconds} s, exit code ${exitCode}; ${threads.length} thread${threads.length > 1 ? 's' : ''}, ${samples} samples, ${entries} marks/measures`);
+  say(
+    `perfshim: ${stopping ? 'stopped' : 'done'} after ${seconds} s, exit code ${exitCode}; ${threads.length} thread${threads.length > 1 ? 's' : ''}, ${samples} samples, ${entries} marks/measures`,
+  );
   if (o.top > 0) say(formatTable(topFunctions(threads), o.top));
   say('perfshim: wrote');
   for (const p of paths) say(`  ${relative(process.cwd(), p) || p}`);

@@ -1,3 +1,9 @@
 // perfshim/instrument: the transform and the bundler plugins (Node only: build-time tools).
 export { instrument } from './transform.js';
-export { instrumentPlugin, esbuildPlugin, vitePlugin, rollupPlugin, webpackPlugin } from './plugin.js';
+export {
+  instrumentPlugin,
+  esbuildPlugin,
+  vitePlugin,
+  rollupPlugin,
+  webpackPlugin,
+} from './plugin.js';

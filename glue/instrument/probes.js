@@ -34,12 +34,14 @@ export function createProbes() {
     onframes: null,
     reg(urls, list) {
       const base = P.frames.length;
-      for (let i = 0; i + 3 < list.length; i += 4) P.frames.push([list[i], urls[list[i + 1]], list[i + 2], list[i + 3]]);
+      for (let i = 0; i + 3 < list.length; i += 4)
+        P.frames.push([list[i], urls[list[i + 1]], list[i + 2], list[i + 3]]);
       if (P.onframes) P.onframes(base);
       return base;
     },
     e(id) {
-      const S = P.S, d = S[0];
+      const S = P.S,
+        d = S[0];
       if (d + 1 < S.length) S[d + 1] = id;
       S[0] = d + 1;
       if (P.on[0] !== 0) P.L(id, d);
@@ -52,8 +54,12 @@ export function createProbes() {
       }
       return -1;
     },
-    p(v) { return v; },
-    q(v) { return v; },
+    p(v) {
+      return v;
+    },
+    q(v) {
+      return v;
+    },
   };
   return P;
 }

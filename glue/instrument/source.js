@@ -17,9 +17,9 @@ import { getProbes } from './probes.js';
 import { PS_E_NOMEM } from '../abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
-const LOG_RECORDS = 1 << 15;  // 512 KB of log: handed over when full
-const PUMP_MS = 100;          // log hand-over and idle ticks while nothing else triggers them
-const POST_MS = 50;           // the sampler worker's batch period
+const LOG_RECORDS = 1 << 15; // 512 KB of log: handed over when full
+const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
+const POST_MS = 50; // the sampler worker's batch period
 
 /** The interval both samplers use for a requested one (ms): the next whole millisecond, at
  *  least 1 ms (timers and the clocks of browsers without isolation are no finer). */
@@ -27,7 +27,7 @@ export function supportedIntervalMs(ms) {
   return Math.min(0x7fffffff, Math.max(1, Math.ceil(ms - 1e-9)));
 }
 
-const states = new WeakMap();  // core -> its adapter state
+const states = new WeakMap(); // core -> its adapter state
 
 /** The adapter for one core (its io layer, glue/io.js): frame registration, the log and the
  *  sessions. */
@@ -40,7 +40,11 @@ function stateOf(core) {
   let registered = 0;
   // The log as whole-memory views (re-derived when the memory grows: a detached view has length
   // 0) and the record index of its start: record k is f64 at base8 + 2k, i32 at base4 + 4k + 2/3.
-  let F64 = new Float64Array(0), I32 = new Int32Array(0), base8 = 0, base4 = 0, n = 0;
+  let F64 = new Float64Array(0),
+    I32 = new Int32Array(0),
+    base8 = 0,
+    base4 = 0,
+    n = 0;
   const logSessions = new Set();
   let pump = null;
 
@@ -69,7 +73,9 @@ function stateOf(core) {
         const [name, url, line, column] = P.frames[registered];
         const nameLen = core.putString(String(name));
         const total = core.putString(String(name) + String(url));
-        check(x.ps_instrument_frame(registered, nameLen, total - nameLen, line >>> 0, column >>> 0));
+        check(
+          x.ps_instrument_frame(registered, nameLen, total - nameLen, line >>> 0, column >>> 0),
+        );
       }
     },
     /** Hand the log over to the core. */
@@ -82,21 +88,29 @@ function stateOf(core) {
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
     open(h, intervalMs) {
-      if (logSessions.size) st.flush(); else st.frames();
+      if (logSessions.size) st.flush();
+      else st.frames();
       const S = P.S;
       const depth = Math.min(S[0], S.length - 1);
       core.putI32(S.subarray(1, 1 + depth));
       return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
     },
-    close(session) { x.ps_instrument_stop(session); },
-    until(session, t) { check(x.ps_instrument_until(session, t)); },
-    advance(session, until) { return check(x.ps_instrument_advance(session, until)) === 1; },
+    close(session) {
+      x.ps_instrument_stop(session);
+    },
+    until(session, t) {
+      check(x.ps_instrument_until(session, t));
+    },
+    advance(session, until) {
+      return check(x.ps_instrument_advance(session, until)) === 1;
+    },
     /** Snapshots from the sampler worker: [time, depth, ...frame ids] repeated. Returns true
      *  when the trace is full. */
     samples(session, batch, until) {
       st.frames();
-      for (let i = 0; i < batch.length;) {
-        const t = batch[i], d = batch[i + 1];
+      for (let i = 0; i < batch.length; ) {
+        const t = batch[i],
+          d = batch[i + 1];
         const ids = batch.subarray(i + 2, i + 2 + d);
         i += 2 + d;
         if (t > until) continue;
@@ -207,7 +221,11 @@ function spawnWorker(code) {
     w.on('message', (m) => api.owner && api.owner.message(m));
   } else {
     const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
-    try { w = new Worker(url); } finally { URL.revokeObjectURL(url); }
+    try {
+      w = new Worker(url);
+    } finally {
+      URL.revokeObjectURL(url);
+    }
     api = { post: (m) => w.postMessage(m), ref() {}, unref() {} };
     w.onmessage = (e) => api.owner && api.owner.message(e.data);
   }
@@ -216,7 +234,7 @@ function spawnWorker(code) {
   return api;
 }
 
-const pool = [];  // idle sampler workers
+const pool = []; // idle sampler workers
 
 class SharedSampler {
   constructor(core, h, intervalMs, onFull) {
@@ -236,12 +254,24 @@ class SharedSampler {
     // Until a new worker has started (tens of milliseconds, more on a loaded machine), the log
     // sampler covers the session; the worker's samples start after that. A pooled worker gets
     // the session on its own event loop at once, busy page or not.
-    this.early = pooled ? null : new LogSampler(core, h, intervalMs, () => { this.close(); onFull(); });
+    this.early = pooled
+      ? null
+      : new LogSampler(core, h, intervalMs, () => {
+          this.close();
+          onFull();
+        });
     this.session = this.st.open(h, intervalMs);
     this.st.until(this.session, -Infinity); // its samples come from the worker, never from the log
     this.until = Infinity;
-    this.done = new Promise((resolve) => { this.resolveDone = resolve; });
-    this.worker.post({ stack: P.S.buffer, ctl: this.ctl.buffer, interval: intervalMs, origin: timeOrigin });
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.worker.post({
+      stack: P.S.buffer,
+      ctl: this.ctl.buffer,
+      interval: intervalMs,
+      origin: timeOrigin,
+    });
   }
 
   message(m) {
@@ -293,9 +323,13 @@ class SharedSampler {
 
 /** Whether the shared sampler can run here. */
 export function sharedAvailable() {
-  return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object' &&
+  return (
+    typeof SharedArrayBuffer === 'function' &&
+    typeof Atomics === 'object' &&
     globalThis.crossOriginIsolated !== false &&
-    (typeof Worker === 'function' || !!(globalThis.process && globalThis.process.versions && globalThis.process.versions.node));
+    (typeof Worker === 'function' ||
+      !!(globalThis.process && globalThis.process.versions && globalThis.process.versions.node))
+  );
 }
 
 /**
@@ -311,9 +345,12 @@ export function createInstrumentSource({ mode = 'auto' } = {}) {
     },
     supportedIntervalMs,
     start(codec, h, intervalMs, maxBufferSize, onFull, core) {
-      if (!this.available()) throw domException('NotAllowedError', 'no instrumented code in this context');
+      if (!this.available())
+        throw domException('NotAllowedError', 'no instrumented code in this context');
       const shared = mode === 'shared' || (mode === 'auto' && sharedAvailable());
-      return shared ? new SharedSampler(core, h, intervalMs, onFull) : new LogSampler(core, h, intervalMs, onFull);
+      return shared
+        ? new SharedSampler(core, h, intervalMs, onFull)
+        : new LogSampler(core, h, intervalMs, onFull);
     },
   };
 }

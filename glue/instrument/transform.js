@@ -27,13 +27,26 @@ export const MARKER = '/*perfshim:instrumented*/';
 const FUNCTION = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
 function parse(code, sourceType) {
-  const opts = { ecmaVersion: 'latest', locations: true, allowHashBang: true, allowAwaitOutsideFunction: false };
+  const opts = {
+    ecmaVersion: 'latest',
+    locations: true,
+    allowHashBang: true,
+    allowAwaitOutsideFunction: false,
+  };
   if (sourceType) return Parser.parse(code, { ...opts, sourceType });
   try {
     return Parser.parse(code, { ...opts, sourceType: 'module' });
   } catch (e) {
     // Sloppy scripts (with, octal literals, `arguments` as a name …) do not parse as modules.
-    try { return Parser.parse(code, { ...opts, sourceType: 'script', allowReturnOutsideFunction: true }); } catch { throw e; }
+    try {
+      return Parser.parse(code, {
+        ...opts,
+        sourceType: 'script',
+        allowReturnOutsideFunction: true,
+      });
+    } catch {
+      throw e;
+    }
   }
 }
 
@@ -62,7 +75,8 @@ function memberPath(node) {
 
 function className(cls, parent) {
   if (cls.id) return cls.id.name;
-  if (parent && parent.type === 'VariableDeclarator' && parent.id.type === 'Identifier') return parent.id.name;
+  if (parent && parent.type === 'VariableDeclarator' && parent.id.type === 'Identifier')
+    return parent.id.name;
   if (parent && parent.type === 'AssignmentExpression') return memberPath(parent.left) || '';
   return '';
 }
@@ -87,19 +101,27 @@ function inferName(fn, anc, code) {
     case 'PropertyDefinition': {
       if (parent.value !== fn) break;
       const cname = className(anc[anc.length - 3], anc[anc.length - 4]);
-      return { name: `${cname ? `${cname}.` : ''}${keyName(parent.key, parent.computed, code)}`, at: fn };
+      return {
+        name: `${cname ? `${cname}.` : ''}${keyName(parent.key, parent.computed, code)}`,
+        at: fn,
+      };
     }
     case 'Property':
       if (parent.value !== fn) break;
-      return { name: `${accessor(parent.kind)}${keyName(parent.key, parent.computed, code)}`, at: parent.method || parent.kind !== 'init' ? parent.key : fn };
+      return {
+        name: `${accessor(parent.kind)}${keyName(parent.key, parent.computed, code)}`,
+        at: parent.method || parent.kind !== 'init' ? parent.key : fn,
+      };
     case 'VariableDeclarator':
-      if (parent.init === fn && parent.id.type === 'Identifier') return { name: parent.id.name, at: fn };
+      if (parent.init === fn && parent.id.type === 'Identifier')
+        return { name: parent.id.name, at: fn };
       break;
     case 'AssignmentExpression':
       if (parent.right === fn) return { name: memberPath(parent.left) || '', at: fn };
       break;
     case 'AssignmentPattern':
-      if (parent.right === fn && parent.left.type === 'Identifier') return { name: parent.left.name, at: fn };
+      if (parent.right === fn && parent.left.type === 'Identifier')
+        return { name: parent.left.name, at: fn };
       break;
     case 'ExportDefaultDeclaration':
       return { name: 'default', at: fn };
@@ -112,7 +134,8 @@ function inferName(fn, anc, code) {
 function bound(p, out) {
   if (!p) return out;
   if (p.type === 'Identifier') out.push(p.name);
-  else if (p.type === 'ObjectPattern') for (const q of p.properties) bound(q.type === 'RestElement' ? q.argument : q.value, out);
+  else if (p.type === 'ObjectPattern')
+    for (const q of p.properties) bound(q.type === 'RestElement' ? q.argument : q.value, out);
   else if (p.type === 'ArrayPattern') for (const q of p.elements) bound(q, out);
   else if (p.type === 'RestElement') bound(p.argument, out);
   else if (p.type === 'AssignmentPattern') bound(p.left, out);
@@ -139,7 +162,8 @@ function conflicting(stmts) {
   const fns = stmts.filter((st) => st.type === 'FunctionDeclaration');
   if (fns.length === 0) return [];
   const vars = new Set();
-  for (const st of stmts) if (st.type !== 'FunctionDeclaration') varNames(st, []).forEach((n) => vars.add(n));
+  for (const st of stmts)
+    if (st.type !== 'FunctionDeclaration') varNames(st, []).forEach((n) => vars.add(n));
   const count = new Map();
   for (const f of fns) count.set(f.id.name, (count.get(f.id.name) || 0) + 1);
   return fns.filter((f) => vars.has(f.id.name) || count.get(f.id.name) > 1);
@@ -165,21 +189,27 @@ function children(node, visit) {
  * or the input unchanged ({ code, map: null, frames: [] }) when it was instrumented already.
  * Throws acorn's SyntaxError for code that does not parse.
  */
-export function instrument(code, { file = 'input.js', url = file, inputMap = null, sourceType } = {}) {
+export function instrument(
+  code,
+  { file = 'input.js', url = file, inputMap = null, sourceType } = {},
+) {
   if (code.includes(MARKER)) return { code, map: null, frames: [] };
   const ast = parse(code, sourceType);
   const s = new MagicString(code);
-  const tracer = inputMap ? new TraceMap(typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap) : null;
+  const tracer = inputMap
+    ? new TraceMap(typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap)
+    : null;
   const base = `__psb_${hash(`${url}\n${code.length}`)}`;
   const frames = [];
   const anc = [];
-  const fnStack = [];   // {index, async, generator} of the enclosing instrumented functions
+  const fnStack = []; // {index, async, generator} of the enclosing instrumented functions
 
   const reenter = (f) => `__pst<0&&(__pst=__ps.e(${base}+${f.index}));`;
 
   function frameOf(fn) {
     const { name, at } = inferName(fn, anc, code);
-    let line = at.loc.start.line, column = at.loc.start.column + 1;
+    let line = at.loc.start.line,
+      column = at.loc.start.column + 1;
     let resource = url;
     if (tracer) {
       const o = originalPositionFor(tracer, { line, column: column - 1 });
@@ -202,7 +232,8 @@ export function instrument(code, { file = 'input.js', url = file, inputMap = nul
     if (body.type !== 'BlockStatement') {
       // From after `=>` to the arrow's end: a parenthesized body's parens are outside `body`.
       const params = node.params;
-      const from = code.indexOf('=>', params.length ? params[params.length - 1].end : node.start) + 2;
+      const from =
+        code.indexOf('=>', params.length ? params[params.length - 1].end : node.start) + 2;
       s.appendRight(from, `{${enter}return (`);
       s.prependLeft(node.end, `)${leave}}`);
     } else {
@@ -248,7 +279,8 @@ export function instrument(code, { file = 'input.js', url = file, inputMap = nul
     if (f && (node.type === 'AwaitExpression' || node.type === 'YieldExpression')) suspend(node);
     if (f && (f.async || f.generator)) {
       if (node.type === 'CatchClause') s.appendRight(node.body.start + 1, reenter(f));
-      if (node.type === 'TryStatement' && node.finalizer) s.appendRight(node.finalizer.start + 1, reenter(f));
+      if (node.type === 'TryStatement' && node.finalizer)
+        s.appendRight(node.finalizer.start + 1, reenter(f));
       if (node.type === 'ForOfStatement' && node.await) {
         // The loop's implicit awaits (next(), and the return() of an early exit) run with the
         // frame popped; the body runs with it, and so does the code after the loop.
@@ -264,7 +296,8 @@ export function instrument(code, { file = 'input.js', url = file, inputMap = nul
         // Braces around the statement (around its labels: `continue label` must still name
         // the loop), then re-enter after it.
         let outer = node;
-        for (let k = anc.length - 1; k >= 0 && anc[k].type === 'LabeledStatement'; k--) outer = anc[k];
+        for (let k = anc.length - 1; k >= 0 && anc[k].type === 'LabeledStatement'; k--)
+          outer = anc[k];
         s.appendRight(outer.start, '{');
         s.prependLeft(outer.end, `;${reenter(f)}}`);
       }
@@ -280,10 +313,13 @@ export function instrument(code, { file = 'input.js', url = file, inputMap = nul
   // The header: the realm's probes (or the inlined fallback) and this file's frame table
   // (frames mapped through an input map may name several sources).
   const urls = [...new Set(frames.map((f) => f.url))];
-  const list = frames.map((f) => `${JSON.stringify(f.name)},${urls.indexOf(f.url)},${f.line},${f.column}`);
+  const list = frames.map(
+    (f) => `${JSON.stringify(f.name)},${urls.indexOf(f.url)},${f.line},${f.column}`,
+  );
   const reg = `__ps.reg(${JSON.stringify(urls)},[${list.join(',')}])`;
   const key = JSON.stringify(PROBES_KEY);
-  const header = `${MARKER}var __ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${createProbes.toString()})());` +
+  const header =
+    `${MARKER}var __ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${createProbes.toString()})());` +
     `var ${base}=${reg};`;
   let at = 0;
   if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;
@@ -294,7 +330,11 @@ export function instrument(code, { file = 'input.js', url = file, inputMap = nul
   s.appendLeft(at, header);
 
   let map = s.generateMap({ source: file, file, includeContent: true, hires: true });
-  if (inputMap) map = remapping([map, typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap], () => null);
+  if (inputMap)
+    map = remapping(
+      [map, typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap],
+      () => null,
+    );
   else map = JSON.parse(map.toString());
   return { code: s.toString(), map, frames };
 }

@@ -31,12 +31,18 @@ export function epochHrTime(timeOrigin, ms) {
   const rest = timeOrigin - originSec * 1000 + ms; // ms past originSec
   let sec = originSec + Math.floor(rest / 1000);
   let ns = Math.round((rest - Math.floor(rest / 1000) * 1000) * 1e6);
-  if (ns >= 1e9) { sec += 1; ns -= 1e9; }
+  if (ns >= 1e9) {
+    sec += 1;
+    ns -= 1e9;
+  }
   return [sec, ns];
 }
 
 const isPrimitive = (v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-const isPlain = (v) => v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+const isPlain = (v) =>
+  v !== null &&
+  typeof v === 'object' &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 function text(v) {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
@@ -44,7 +50,9 @@ function text(v) {
   try {
     const s = JSON.stringify(v);
     if (s !== undefined) return s;
-  } catch { /* cyclic or not JSON: fall through */ }
+  } catch {
+    /* cyclic or not JSON: fall through */
+  }
   return String(v);
 }
 
@@ -59,8 +67,19 @@ export function flattenDetail(detail) {
   };
   const walk = (v, key, depth) => {
     if (v === null || v === undefined) return;
-    if (isPrimitive(v)) { put(key, v); return; }
-    if (Array.isArray(v) && v.length && isPrimitive(v[0]) && v.every((x) => typeof x === typeof v[0])) { put(key, v.slice()); return; }
+    if (isPrimitive(v)) {
+      put(key, v);
+      return;
+    }
+    if (
+      Array.isArray(v) &&
+      v.length &&
+      isPrimitive(v[0]) &&
+      v.every((x) => typeof x === typeof v[0])
+    ) {
+      put(key, v.slice());
+      return;
+    }
     if (isPlain(v) && depth < MAX_DEPTH) {
       for (const k of Object.keys(v)) walk(v[k], key ? `${key}.${k}` : k, depth + 1);
       return;
@@ -78,15 +97,24 @@ export function flattenDetail(detail) {
  */
 export function traceMeasures(options = {}) {
   if (!api) {
-    throw new Error(`perfshim/opentelemetry needs the package @opentelemetry/api (npm install @opentelemetry/api): ${apiError && apiError.message}`);
+    throw new Error(
+      `perfshim/opentelemetry needs the package @opentelemetry/api (npm install @opentelemetry/api): ${apiError && apiError.message}`,
+    );
   }
-  if (options === null || typeof options !== 'object') throw new TypeError('traceMeasures: options must be an object');
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('traceMeasures: options must be an object');
   const { prefix, filter, marks = true, timeOrigin = performance.timeOrigin } = options;
-  if (prefix !== undefined && typeof prefix !== 'string') throw new TypeError('traceMeasures: options.prefix must be a string');
-  if (filter !== undefined && typeof filter !== 'function') throw new TypeError('traceMeasures: options.filter must be a function');
-  if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin)) throw new TypeError('traceMeasures: options.timeOrigin must be a finite number (ms since the epoch)');
+  if (prefix !== undefined && typeof prefix !== 'string')
+    throw new TypeError('traceMeasures: options.prefix must be a string');
+  if (filter !== undefined && typeof filter !== 'function')
+    throw new TypeError('traceMeasures: options.filter must be a function');
+  if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin))
+    throw new TypeError(
+      'traceMeasures: options.timeOrigin must be a finite number (ms since the epoch)',
+    );
   const tracer = options.tracer === undefined ? api.trace.getTracer('perfshim') : options.tracer;
-  if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function') throw new TypeError('traceMeasures: options.tracer must be an OpenTelemetry Tracer');
+  if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function')
+    throw new TypeError('traceMeasures: options.tracer must be an OpenTelemetry Tracer');
   const { trace, context, SpanKind } = api;
 
   let inside = false; // a tracer or exporter that itself marks or measures is not traced again
@@ -103,17 +131,27 @@ export function traceMeasures(options = {}) {
   function record(entry) {
     if (entry.entryType === 'mark') {
       const span = trace.getActiveSpan();
-      if (span) span.addEvent(entry.name, flattenDetail(entry.detail), epochHrTime(timeOrigin, entry.startTime));
+      if (span)
+        span.addEvent(
+          entry.name,
+          flattenDetail(entry.detail),
+          epochHrTime(timeOrigin, entry.startTime),
+        );
       return;
     }
     if (prefix !== undefined && !entry.name.startsWith(prefix)) return;
     if (filter !== undefined && !filter(entry)) return;
-    const a = entry.startTime, b = entry.startTime + entry.duration;
-    const span = tracer.startSpan(entry.name, {
-      kind: SpanKind.INTERNAL,
-      startTime: epochHrTime(timeOrigin, Math.min(a, b)),
-      attributes: flattenDetail(entry.detail),
-    }, context.active());
+    const a = entry.startTime,
+      b = entry.startTime + entry.duration;
+    const span = tracer.startSpan(
+      entry.name,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: epochHrTime(timeOrigin, Math.min(a, b)),
+        attributes: flattenDetail(entry.detail),
+      },
+      context.active(),
+    );
     span.end(epochHrTime(timeOrigin, Math.max(a, b)));
   }
 }

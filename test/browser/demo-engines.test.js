@@ -20,8 +20,14 @@ const EXPECT = {
     '/demo/': { profiler: /native Profiler/, memory: 'native' },
     '/demo/plain/': { profiler: null, memory: 'fallback' },
   },
-  firefox: { '/demo/': { profiler: null, memory: 'rejected' }, '/demo/plain/': { profiler: null, memory: 'rejected' } },
-  webkit: { '/demo/': { profiler: null, memory: 'rejected' }, '/demo/plain/': { profiler: null, memory: 'rejected' } },
+  firefox: {
+    '/demo/': { profiler: null, memory: 'rejected' },
+    '/demo/plain/': { profiler: null, memory: 'rejected' },
+  },
+  webkit: {
+    '/demo/': { profiler: null, memory: 'rejected' },
+    '/demo/plain/': { profiler: null, memory: 'rejected' },
+  },
 };
 
 let server;
@@ -29,9 +35,14 @@ before(async () => {
   await mkdir(SHOTS, { recursive: true });
   // /demo/ through a route too, so that the page carries the harness's error collector.
   const page = fileRoute('demo/index.html');
-  server = await serve({ headers: demoHeaders, routes: { ...demoRoutes(), '/demo/': page, '/demo/index.html': page } });
+  server = await serve({
+    headers: demoHeaders,
+    routes: { ...demoRoutes(), '/demo/': page, '/demo/index.html': page },
+  });
 });
-after(async () => { if (server) await server.close(); });
+after(async () => {
+  if (server) await server.close();
+});
 
 const text = (id) => document.getElementById(id).innerText;
 
@@ -39,9 +50,13 @@ forEachEngine((engine) => {
   let browser;
   before(async () => {
     // Chromium's native memory measurement otherwise waits for a scheduled GC (~15 s headless).
-    browser = await launchEngine(engine, { args: ['--enable-blink-features=ForceEagerMeasureMemory'] });
+    browser = await launchEngine(engine, {
+      args: ['--enable-blink-features=ForceEagerMeasureMemory'],
+    });
   });
-  after(async () => { if (browser) await browser.close(); });
+  after(async () => {
+    if (browser) await browser.close();
+  });
 
   for (const [path, expect] of Object.entries(EXPECT[engine])) {
     test(`${path}: every panel, with the sources ${engine} has`, async () => {
@@ -49,40 +64,61 @@ forEachEngine((engine) => {
       try {
         await page.goto(`${server.url}${path}`);
         await page.waitFor(() => window.__demoReady === true, undefined, { timeout: 30000 });
-        const badges = await page.evaluate((ids) => ids.map((id) => document.getElementById(id).innerText),
-          ['timeline-source', 'profiler-source', 'memory-source']);
+        const badges = await page.evaluate(
+          (ids) => ids.map((id) => document.getElementById(id).innerText),
+          ['timeline-source', 'profiler-source', 'memory-source'],
+        );
         assert.match(badges[0], /installed over the browser's/);
 
         // Timeline: a mark, a measure, the workload's measure on the waterfall.
         for (const id of ['#btn-mark', '#btn-measure', '#btn-workload']) await page.click(id);
-        await page.waitFor(() => document.getElementById('waterfall').textContent.includes('measure: workload'));
+        await page.waitFor(() =>
+          document.getElementById('waterfall').textContent.includes('measure: workload'),
+        );
 
         // Profiler.
         if (expect.profiler) {
           assert.match(badges[1], expect.profiler);
           await page.click('#btn-profile');
-          const fns = await page.waitFor(() => {
-            const f = JSON.parse(document.getElementById('flame').dataset.functions || '[]');
-            return f.length ? f : null;
-          }, undefined, { timeout: 30000 });
+          const fns = await page.waitFor(
+            () => {
+              const f = JSON.parse(document.getElementById('flame').dataset.functions || '[]');
+              return f.length ? f : null;
+            },
+            undefined,
+            { timeout: 30000 },
+          );
           assert.ok(fns.includes('fibonacciRecursive'), fns.join());
         } else {
           assert.match(badges[1], /new Profiler\(\) throws NotAllowedError/);
-          assert.match(await page.evaluate(text, 'prof-status'), /NotAllowedError: Failed to construct 'Profiler'/);
+          assert.match(
+            await page.evaluate(text, 'prof-status'),
+            /NotAllowedError: Failed to construct 'Profiler'/,
+          );
           assert.match(await page.evaluate(text, 'flame-empty'), /not allowed in this document/);
         }
 
         // Measure Memory.
-        assert.match(badges[2], { native: /^native/, fallback: /^fallback/, rejected: /no honest source/ }[expect.memory]);
+        assert.match(
+          badges[2],
+          { native: /^native/, fallback: /^fallback/, rejected: /no honest source/ }[expect.memory],
+        );
         await page.click('#btn-memory');
-        const done = await page.waitFor(() => document.getElementById('mem-status').dataset.done, undefined, { timeout: 30000 });
+        const done = await page.waitFor(
+          () => document.getElementById('mem-status').dataset.done,
+          undefined,
+          { timeout: 30000 },
+        );
         assert.equal(done, expect.memory, await page.evaluate(text, 'mem-status'));
         if (expect.memory === 'rejected') {
           assert.match(await page.evaluate(text, 'mem-status'), /rejected with NotSupportedError/);
         }
 
         await page.evaluate(() => window.scrollTo(0, 0));
-        await page.screenshot(join(SHOTS, `${engine}-${path === '/demo/' ? 'demo' : 'plain'}.png`), { fullPage: true });
+        await page.screenshot(
+          join(SHOTS, `${engine}-${path === '/demo/' ? 'demo' : 'plain'}.png`),
+          { fullPage: true },
+        );
         assert.deepEqual(await page.errors(), []);
       } finally {
         await page.close();

@@ -35,23 +35,43 @@ for (const mode of ['installed', 'ponyfill']) {
       await page.goto(`${srv.url}/demo/plain/${mode === 'ponyfill' ? '?mode=ponyfill' : ''}`);
       await page.waitForFunction(() => window.__demoReady === true);
       assert.match(await page.locator('#mode').innerText(), /cross-origin isolated no/);
-      assert.match(await page.locator('#timeline-source').innerText(), mode === 'ponyfill' ? /ponyfill/ : /installed over the browser's/);
+      assert.match(
+        await page.locator('#timeline-source').innerText(),
+        mode === 'ponyfill' ? /ponyfill/ : /installed over the browser's/,
+      );
 
       // Profiler: no native one here, so the instrumented workloads are sampled through the
       // instrumentation source (log sampler: not isolated) and the flame graph shows them.
-      assert.match(await page.locator('#profiler-source').innerText(), /instrumentation source \(log sampler\)/);
+      assert.match(
+        await page.locator('#profiler-source').innerText(),
+        /instrumentation source \(log sampler\)/,
+      );
       await page.selectOption('#prof-workload', 'recursive');
       await page.selectOption('#prof-duration', '500');
       await page.click('#btn-profile');
-      await page.waitForFunction(() => /\bok\b/.test(document.getElementById('prof-status').className), null, { timeout: 20000 });
-      const flame = JSON.parse(await page.locator('#flame').getAttribute('data-functions') || '[]');
+      await page.waitForFunction(
+        () => /\bok\b/.test(document.getElementById('prof-status').className),
+        null,
+        { timeout: 20000 },
+      );
+      const flame = JSON.parse(
+        (await page.locator('#flame').getAttribute('data-functions')) || '[]',
+      );
       assert.ok(flame.includes('fibonacciRecursive'), flame.join());
-      assert.match(await page.locator('#top tbody').innerText(), /fibonacciRecursive\s+workloads\.js:7\b/);
+      assert.match(
+        await page.locator('#top tbody').innerText(),
+        /fibonacciRecursive\s+workloads\.js:7\b/,
+      );
 
       // Memory: not isolated, so the labelled performance.memory fallback (this page only).
-      assert.match(await page.locator('#memory-source').innerText(), /fallback: performance\.memory/);
+      assert.match(
+        await page.locator('#memory-source').innerText(),
+        /fallback: performance\.memory/,
+      );
       await page.click('#btn-memory');
-      await page.waitForFunction(() => document.getElementById('mem-status').dataset.done, null, { timeout: 20000 });
+      await page.waitForFunction(() => document.getElementById('mem-status').dataset.done, null, {
+        timeout: 20000,
+      });
       const done = await page.locator('#mem-status').getAttribute('data-done');
       const status = await page.locator('#mem-status').innerText();
       if (done === 'rejected') {
@@ -59,13 +79,24 @@ for (const mode of ['installed', 'ponyfill']) {
       } else {
         assert.equal(done, 'fallback', status);
         assert.match(status, /performance\.memory/);
-        const types = await page.locator('#mem-by-type .bar-row').evaluateAll((rows) => rows.map((r) => r.dataset.label));
-        assert.ok(types.some((t) => t.includes('performance.memory')), types.join(' | '));
-        const attribution = await page.locator('#mem-by-attribution .bar-row').evaluateAll((rows) => rows.map((r) => r.dataset.label));
+        const types = await page
+          .locator('#mem-by-type .bar-row')
+          .evaluateAll((rows) => rows.map((r) => r.dataset.label));
+        assert.ok(
+          types.some((t) => t.includes('performance.memory')),
+          types.join(' | '),
+        );
+        const attribution = await page
+          .locator('#mem-by-attribution .bar-row')
+          .evaluateAll((rows) => rows.map((r) => r.dataset.label));
         assert.deepEqual(attribution, ['this page — /demo/plain/']);
       }
-      await page.locator('#profiler-panel').screenshot({ path: join(SHOTS, `plain-${mode}-profiler.png`) });
-      await page.locator('#memory-panel').screenshot({ path: join(SHOTS, `plain-${mode}-memory.png`) });
+      await page
+        .locator('#profiler-panel')
+        .screenshot({ path: join(SHOTS, `plain-${mode}-profiler.png`) });
+      await page
+        .locator('#memory-panel')
+        .screenshot({ path: join(SHOTS, `plain-${mode}-memory.png`) });
       await page.screenshot({ path: join(SHOTS, `page-plain-${mode}.png`), fullPage: true });
       assert.deepEqual(errors, []);
     } finally {
@@ -80,7 +111,11 @@ test('/demo/ without ForceEagerMeasureMemory: the memory panel says it is measur
     await page.goto(`${srv.url}/demo/`);
     await page.waitForFunction(() => window.__demoReady === true);
     await page.click('#btn-memory');
-    await page.waitForFunction(() => /measuring… [1-9]\.\d s/.test(document.getElementById('mem-status').textContent), null, { timeout: 5000 });
+    await page.waitForFunction(
+      () => /measuring… [1-9]\.\d s/.test(document.getElementById('mem-status').textContent),
+      null,
+      { timeout: 5000 },
+    );
     const status = page.locator('#mem-status');
     if (!(await status.getAttribute('data-done'))) {
       assert.match(await status.getAttribute('class'), /busy/);

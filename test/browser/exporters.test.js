@@ -5,7 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launchEngine, forEachEngine } from './harness.js';
-import { assertCpuProfile, assertSpeedscope, assertTraceEvents, assertFirefoxProfile } from '../node/fixtures/export-schemas.mjs';
+import {
+  assertCpuProfile,
+  assertSpeedscope,
+  assertTraceEvents,
+  assertFirefoxProfile,
+} from '../node/fixtures/export-schemas.mjs';
 
 // A trace with shared prefixes, anonymous and unpositioned frames, samples without a stack and
 // a gc marker; marks and measures (with details) as plain entries.
@@ -18,10 +23,20 @@ const TRACE = {
     { name: '', resourceId: 1, line: 40, column: 2 },
     { name: 'native' },
   ],
-  stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }, { frameId: 2, parentId: 0 }, { frameId: 3, parentId: 2 }, { frameId: 4, parentId: 1 }],
+  stacks: [
+    { frameId: 0 },
+    { frameId: 1, parentId: 0 },
+    { frameId: 2, parentId: 0 },
+    { frameId: 3, parentId: 2 },
+    { frameId: 4, parentId: 1 },
+  ],
   samples: [
-    { timestamp: 10, stackId: 1 }, { timestamp: 20, stackId: 3 }, { timestamp: 30, stackId: 4 },
-    { timestamp: 40 }, { timestamp: 50, stackId: 2, marker: 'gc' }, { timestamp: 60, stackId: 3, marker: 'script' },
+    { timestamp: 10, stackId: 1 },
+    { timestamp: 20, stackId: 3 },
+    { timestamp: 30, stackId: 4 },
+    { timestamp: 40 },
+    { timestamp: 50, stackId: 2, marker: 'gc' },
+    { timestamp: 60, stackId: 3, marker: 'script' },
   ],
 };
 const ENTRIES = [
@@ -36,21 +51,35 @@ async function exportAll([trace, entries, options]) {
   const m = await import(globalThis.window ? '/dist/perfshim.mjs' : '../../dist/perfshim.mjs');
   const cpu = m.toCpuProfile(trace);
   const back = m.fromCpuProfile(cpu);
-  const grab = (f) => { try { f(); return null; } catch (e) { return [e.constructor.name, e.name]; } };
+  const grab = (f) => {
+    try {
+      f();
+      return null;
+    } catch (e) {
+      return [e.constructor.name, e.name];
+    }
+  };
   return {
     cpuprofile: JSON.stringify(cpu),
     speedscope: JSON.stringify(m.toSpeedscope(trace, { name: options.name })),
     traceEvents: JSON.stringify(m.toTraceEvents(trace, { entries, url: 'https://app.test/' })),
     firefox: JSON.stringify(m.toFirefoxProfile(trace, options)),
     roundTrip: back.samples.map((s) => [s.timestamp, s.stackId === undefined ? null : s.stackId]),
-    bad: [grab(() => m.toCpuProfile(null)), grab(() => m.toSpeedscope({ resources: [], frames: [{}], stacks: [], samples: [] })),
-      grab(() => m.fromCpuProfile({ nodes: 1 }))],
+    bad: [
+      grab(() => m.toCpuProfile(null)),
+      grab(() => m.toSpeedscope({ resources: [], frames: [{}], stacks: [], samples: [] })),
+      grab(() => m.fromCpuProfile({ nodes: 1 })),
+    ],
   };
 }
 
 let server, expected;
 before(async () => {
-  server = await serve({ routes: { '/exporters.html': { body: '<!doctype html><meta charset=utf-8><title>exporters</title>' } } });
+  server = await serve({
+    routes: {
+      '/exporters.html': { body: '<!doctype html><meta charset=utf-8><title>exporters</title>' },
+    },
+  });
   expected = await exportAll([TRACE, ENTRIES, OPTIONS]);
   assertCpuProfile(JSON.parse(expected.cpuprofile));
   assertSpeedscope(JSON.parse(expected.speedscope));
@@ -59,7 +88,9 @@ before(async () => {
   assert.equal(expected.roundTrip.length, TRACE.samples.length);
   for (const b of expected.bad) assert.deepEqual(b, ['TypeError', 'TypeError']);
 });
-after(async () => { if (server) await server.close(); });
+after(async () => {
+  if (server) await server.close();
+});
 
 forEachEngine((engine) => {
   let browser, page;
@@ -68,11 +99,14 @@ forEachEngine((engine) => {
     page = await browser.newPage();
     await page.goto(`${server.url}/exporters.html`);
   });
-  after(async () => { if (browser) await browser.close(); });
+  after(async () => {
+    if (browser) await browser.close();
+  });
 
   test('every format as Node writes it; the .cpuprofile round trip; bad input a TypeError', async () => {
     const r = await page.evaluate(exportAll, [TRACE, ENTRIES, OPTIONS]);
-    for (const k of ['cpuprofile', 'speedscope', 'traceEvents', 'firefox']) assert.equal(r[k], expected[k], k);
+    for (const k of ['cpuprofile', 'speedscope', 'traceEvents', 'firefox'])
+      assert.equal(r[k], expected[k], k);
     assert.deepEqual(r.roundTrip, expected.roundTrip);
     assert.deepEqual(r.bad, expected.bad);
     assert.deepEqual(await page.errors(), []);

@@ -35,7 +35,9 @@ function miniBrowser() {
       const p = `/usr/lib/${d}/webkit2gtk-4.1/MiniBrowser`;
       if (d.endsWith('-linux-gnu') && existsSync(p)) return p;
     }
-  } catch { /* no /usr/lib: reported as missing */ }
+  } catch {
+    /* no /usr/lib: reported as missing */
+  }
   return fallback;
 }
 const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
@@ -43,7 +45,8 @@ const XVFB = '/usr/bin/Xvfb';
 
 /** Uncaught errors and unhandled rejections, collected in the page (a listener that prevents
  *  the default, as a page handling its own errors does, keeps the error out). */
-export const ERROR_COLLECTOR = '<script>(() => { const errors = window.__harnessErrors = [];' +
+export const ERROR_COLLECTOR =
+  '<script>(() => { const errors = window.__harnessErrors = [];' +
   "addEventListener('error', (e) => setTimeout(() => { if (!e.defaultPrevented) errors.push(String(e.error && e.error.stack || e.message)); }));" +
   "addEventListener('unhandledrejection', (e) => setTimeout(() => { if (!e.defaultPrevented) errors.push('unhandled rejection: ' + String(e.reason && e.reason.stack || e.reason)); }));" +
   '})();</script>';
@@ -67,19 +70,33 @@ export function serve({ routes = {}, ...options } = {}) {
   const wrapped = {};
   for (const [path, route] of Object.entries(routes)) {
     const html = !route.type || route.type.startsWith('text/html');
-    wrapped[path] = html && typeof route.body === 'string' && !route.body.includes(ERROR_COLLECTOR)
-      ? { ...route, body: withCollector(route.body) } : route;
+    wrapped[path] =
+      html && typeof route.body === 'string' && !route.body.includes(ERROR_COLLECTOR)
+        ? { ...route, body: withCollector(route.body) }
+        : route;
   }
   return serveStatic({ ...options, routes: wrapped });
 }
 
-export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-  '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 function missing(engine) {
-  const need = { chromium: 'chromium', firefox: 'firefox-esr', webkit: 'webkit2gtk-driver xvfb' }[engine];
-  return new Error(`${engine}: ${PATHS[engine]} is missing; install it with \`bash tools/install-deps.sh\` ` +
-    `(as root) or \`apt-get install ${need}\``);
+  const need = { chromium: 'chromium', firefox: 'firefox-esr', webkit: 'webkit2gtk-driver xvfb' }[
+    engine
+  ];
+  return new Error(
+    `${engine}: ${PATHS[engine]} is missing; install it with \`bash tools/install-deps.sh\` ` +
+      `(as root) or \`apt-get install ${need}\``,
+  );
 }
 
 /** Launch Debian's Chromium with playwright-core (the Chromium-only suites use it directly).
@@ -87,7 +104,11 @@ function missing(engine) {
 export async function launch(args = []) {
   if (!existsSync(PATHS.chromium)) throw missing('chromium');
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: PATHS.chromium, headless: true, args: [...CHROMIUM_FLAGS, ...args] });
+  return chromium.launch({
+    executablePath: PATHS.chromium,
+    headless: true,
+    args: [...CHROMIUM_FLAGS, ...args],
+  });
 }
 
 /** Open `url` in a fresh playwright page; page errors are collected. */
@@ -107,7 +128,10 @@ const SUITE_TIMEOUT = 10 * 60000;
 function within(engine, what, promise, ms = CALL_TIMEOUT) {
   let timer;
   const expire = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${engine}: ${what} did not finish in ${ms / 1000} s`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`${engine}: ${what} did not finish in ${ms / 1000} s`)),
+      ms,
+    );
   });
   return Promise.race([promise, expire]).finally(() => clearTimeout(timer));
 }
@@ -125,20 +149,36 @@ function pageApi(engine, impl) {
       for (;;) {
         const v = await within(engine, 'evaluate', impl.run(fn, arg));
         if (v) return v;
-        if (Date.now() > end) throw new Error(`${engine}: timed out after ${timeout} ms waiting for ${String(fn).slice(0, 120)}`);
+        if (Date.now() > end)
+          throw new Error(
+            `${engine}: timed out after ${timeout} ms waiting for ${String(fn).slice(0, 120)}`,
+          );
         await sleep(interval);
       }
     },
-    click: (selector) => within(engine, `click ${selector}`, impl.run((s) => { document.querySelector(s).click(); }, selector)),
+    click: (selector) =>
+      within(
+        engine,
+        `click ${selector}`,
+        impl.run((s) => {
+          document.querySelector(s).click();
+        }, selector),
+      ),
     /** Errors so far: the driver's page errors (Chromium, Firefox) and the in-page collector's. */
     async errors() {
-      const inPage = await within(engine, 'errors', impl.run(() => (window.__harnessErrors || []).slice())).catch(() => []);
+      const inPage = await within(
+        engine,
+        'errors',
+        impl.run(() => (window.__harnessErrors || []).slice()),
+      ).catch(() => []);
       return [...new Set([...impl.driverErrors, ...(inPage || [])])];
     },
     /** The driver's console messages so far ('type: text'); WebKit's driver has none (pages
      *  that need them record console calls themselves). */
     consoleMessages: async () => impl.console.slice(),
-    async screenshot(path, { fullPage = false } = {}) { await writeFile(path, await within(engine, 'screenshot', impl.shot(fullPage))); },
+    async screenshot(path, { fullPage = false } = {}) {
+      await writeFile(path, await within(engine, 'screenshot', impl.shot(fullPage)));
+    },
     close: () => within(engine, 'close', impl.close()),
   };
   return api;
@@ -150,11 +190,13 @@ async function launchChromium({ args = [] } = {}) {
     version: browser.version(),
     async newPage({ viewport = { width: 1280, height: 800 } } = {}) {
       const page = await browser.newPage({ viewport });
-      const driverErrors = [], console = [];
+      const driverErrors = [],
+        console = [];
       page.on('pageerror', (e) => driverErrors.push(String(e)));
       page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
       return pageApi('chromium', {
-        driverErrors, console,
+        driverErrors,
+        console,
         goto: (url) => page.goto(url, { waitUntil: 'load' }),
         run: (fn, arg) => page.evaluate(fn, arg),
         shot: (fullPage) => page.screenshot({ fullPage }),
@@ -170,7 +212,10 @@ async function launchFirefox() {
   if (!existsSync(PATHS.firefox)) throw missing('firefox');
   const { default: puppeteer } = await import('puppeteer-core');
   const browser = await puppeteer.launch({
-    browser: 'firefox', executablePath: PATHS.firefox, protocol: 'webDriverBiDi', headless: true,
+    browser: 'firefox',
+    executablePath: PATHS.firefox,
+    protocol: 'webDriverBiDi',
+    headless: true,
     // No telemetry, updates or first-run pages: nothing leaves 127.0.0.1.
     extraPrefsFirefox: { 'browser.shell.checkDefaultBrowser': false, 'app.update.enabled': false },
   });
@@ -179,11 +224,13 @@ async function launchFirefox() {
     async newPage({ viewport = { width: 1280, height: 800 } } = {}) {
       const page = await browser.newPage();
       await page.setViewport(viewport);
-      const driverErrors = [], console = [];
+      const driverErrors = [],
+        console = [];
       page.on('pageerror', (e) => driverErrors.push(String(e)));
       page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
       return pageApi('firefox', {
-        driverErrors, console,
+        driverErrors,
+        console,
         goto: (url) => page.goto(url, { waitUntil: 'load' }),
         run: (fn, arg) => page.evaluate(fn, arg),
         shot: (fullPage) => page.screenshot({ fullPage }),
@@ -198,18 +245,26 @@ function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
 }
 
 /** Start Xvfb on a free display (it picks one and writes its number to -displayfd). */
 function startXvfb() {
   return new Promise((resolve, reject) => {
-    const child = spawn(XVFB, ['-displayfd', '1', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'],
-      { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(
+      XVFB,
+      ['-displayfd', '1', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     let out = '';
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`Xvfb exited (${code}) before giving a display`)));
+    child.once('exit', (code) =>
+      reject(new Error(`Xvfb exited (${code}) before giving a display`)),
+    );
     child.stdout.on('data', (d) => {
       out += d;
       if (out.includes('\n')) resolve({ child, display: `:${out.trim()}` });
@@ -221,9 +276,12 @@ function startXvfb() {
 // that they come back as they were (as playwright and puppeteer return them).
 const TAG = '\u0000perfshim:';
 function untag(v) {
-  if (typeof v === 'string' && v.startsWith(TAG)) return { undefined, NaN, Infinity, '-Infinity': -Infinity }[v.slice(TAG.length)];
+  if (typeof v === 'string' && v.startsWith(TAG))
+    return { undefined, NaN, Infinity, '-Infinity': -Infinity }[v.slice(TAG.length)];
   if (Array.isArray(v)) return v.map(untag);
-  if (v && typeof v === 'object') { for (const k of Object.keys(v)) v[k] = untag(v[k]); }
+  if (v && typeof v === 'object') {
+    for (const k of Object.keys(v)) v[k] = untag(v[k]);
+  }
   return v;
 }
 
@@ -232,62 +290,94 @@ async function launchWebKit() {
   const { Builder } = await import('selenium-webdriver');
   const { child: xvfb, display } = await startXvfb();
   const port = await freePort();
-  const driverProc = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=127.0.0.1'],
-    { env: { ...process.env, DISPLAY: display }, stdio: 'ignore' });
-  const kill = () => { driverProc.kill('SIGTERM'); xvfb.kill('SIGTERM'); process.off('exit', kill); };
+  const driverProc = spawn(WEBKIT_DRIVER, [`--port=${port}`, '--host=127.0.0.1'], {
+    env: { ...process.env, DISPLAY: display },
+    stdio: 'ignore',
+  });
+  const kill = () => {
+    driverProc.kill('SIGTERM');
+    xvfb.kill('SIGTERM');
+    process.off('exit', kill);
+  };
   // Also when the test process ends early (a failed hook, a closed pipe): no stray X server.
   process.on('exit', kill);
   try {
     for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/status`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/status`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (i > 100) throw new Error('webkit: WebKitWebDriver did not start');
       await sleep(50);
     }
-  } catch (e) { kill(); throw e; }
+  } catch (e) {
+    kill();
+    throw e;
+  }
   const capabilities = {
     browserName: 'MiniBrowser',
     'webkitgtk:browserOptions': { binary: PATHS.webkit, args: ['--automation'] },
   };
   // WebKitWebDriver allows one session: pages are windows of it, switched to before each call.
-  let driver = null, version = '', current = null;
+  let driver = null,
+    version = '',
+    current = null;
   const open = new Set();
   const on = async (handle) => {
-    if (current !== handle) { await driver.switchTo().window(handle); current = handle; }
+    if (current !== handle) {
+      await driver.switchTo().window(handle);
+      current = handle;
+    }
     return driver;
   };
   return {
-    get version() { return version; },
+    get version() {
+      return version;
+    },
     async newPage({ viewport = { width: 1280, height: 800 } } = {}) {
       let handle;
       if (!driver) {
-        driver = await new Builder().usingServer(`http://127.0.0.1:${port}`).withCapabilities(capabilities).build();
+        driver = await new Builder()
+          .usingServer(`http://127.0.0.1:${port}`)
+          .withCapabilities(capabilities)
+          .build();
         version = (await driver.getCapabilities()).get('browserVersion') || '';
         await driver.manage().setTimeouts({ script: 120000, pageLoad: 60000 });
         handle = await driver.getWindowHandle();
       } else {
         const spare = (await driver.getAllWindowHandles()).find((h) => !open.has(h));
         if (spare) handle = spare;
-        else { await driver.switchTo().newWindow('window'); handle = await driver.getWindowHandle(); }
+        else {
+          await driver.switchTo().newWindow('window');
+          handle = await driver.getWindowHandle();
+        }
       }
       current = null;
       await on(handle);
       open.add(handle);
       await driver.manage().window().setRect({ width: viewport.width, height: viewport.height });
       return pageApi('webkit', {
-        driverErrors: [], console: [],
+        driverErrors: [],
+        console: [],
         goto: async (url) => (await on(handle)).get(url),
         async run(fn, arg) {
           const d = await on(handle);
-          const json = await d.executeAsyncScript(`const done = arguments[arguments.length - 1];
+          const json = await d.executeAsyncScript(
+            `const done = arguments[arguments.length - 1];
             const tag = (k, v) => v === undefined ? ${JSON.stringify(TAG)} + 'undefined'
               : typeof v === 'number' && !Number.isFinite(v) ? ${JSON.stringify(TAG)} + String(v) : v;
             Promise.resolve().then(() => (${fn})(arguments[0])).then(
               (v) => done(JSON.stringify({ ok: v }, tag)),
               (e) => done(JSON.stringify({ error: String(e && e.stack || e), message: String(e && e.message || e) })));`,
-          arg === undefined ? null : arg);
+            arg === undefined ? null : arg,
+          );
           const r = JSON.parse(json);
-          if ('error' in r) { const e = new Error(`webkit: ${r.message}`); e.stack = r.error; throw e; }
+          if ('error' in r) {
+            const e = new Error(`webkit: ${r.message}`);
+            e.stack = r.error;
+            throw e;
+          }
           return untag(r.ok);
         },
         shot: async () => Buffer.from(await (await on(handle)).takeScreenshot(), 'base64'),
@@ -295,14 +385,19 @@ async function launchWebKit() {
           // The session's last window stays (closing it ends the session): it is blanked.
           open.delete(handle);
           const d = await on(handle);
-          if ((await d.getAllWindowHandles()).length > 1) { await d.close(); current = null; } else await d.get('about:blank');
+          if ((await d.getAllWindowHandles()).length > 1) {
+            await d.close();
+            current = null;
+          } else await d.get('about:blank');
         },
       });
     },
     async close() {
       try {
         if (driver) await driver.quit().catch(() => {});
-      } finally { kill(); }
+      } finally {
+        kill();
+      }
     },
   };
 }
@@ -317,7 +412,9 @@ export async function launchEngine(engine, options = {}) {
   const { newPage, close } = b;
   return {
     engine,
-    get version() { return b.version; },
+    get version() {
+      return b.version;
+    },
     newPage: (opts) => within(engine, 'newPage', newPage.call(b, opts)),
     close: () => within(engine, 'close', close.call(b)),
   };
@@ -328,8 +425,12 @@ export async function launchEngine(engine, options = {}) {
 export function selectedEngines() {
   const asked = process.env.PERFSHIM_ENGINES;
   if (!asked) return ENGINES;
-  const list = asked.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const e of list) if (!ENGINES.includes(e)) throw new Error(`PERFSHIM_ENGINES: unknown engine ${e}`);
+  const list = asked
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const e of list)
+    if (!ENGINES.includes(e)) throw new Error(`PERFSHIM_ENGINES: unknown engine ${e}`);
   return ENGINES.filter((e) => list.includes(e));
 }
 
@@ -339,8 +440,12 @@ export function forEachEngine(define) {
   const chosen = selectedEngines();
   const each = () => {
     for (const engine of ENGINES) {
-      if (chosen.includes(engine)) describe(engine, { timeout: SUITE_TIMEOUT }, () => define(engine));
-      else test(`${engine}: not run`, { skip: `PERFSHIM_ENGINES=${process.env.PERFSHIM_ENGINES}` }, () => {});
+      if (chosen.includes(engine))
+        describe(engine, { timeout: SUITE_TIMEOUT }, () => define(engine));
+      else
+        test(`${engine}: not run`, {
+          skip: `PERFSHIM_ENGINES=${process.env.PERFSHIM_ENGINES}`,
+        }, () => {});
     }
   };
   // In turn, not in parallel: three engines at once on two cores starved WebKit's driver

@@ -60,14 +60,22 @@ try {
 
 let server;
 before(async () => {
-  server = await serve({ routes: { '/parent.html': { body: PARENT }, '/iframe-page.html': { body: PAGE } } });
+  server = await serve({
+    routes: { '/parent.html': { body: PARENT }, '/iframe-page.html': { body: PAGE } },
+  });
 });
-after(async () => { if (server) await server.close(); });
+after(async () => {
+  if (server) await server.close();
+});
 
 forEachEngine((engine) => {
   let browser;
-  before(async () => { browser = await launchEngine(engine); });
-  after(async () => { if (browser) await browser.close(); });
+  before(async () => {
+    browser = await launchEngine(engine);
+  });
+  after(async () => {
+    if (browser) await browser.close();
+  });
 
   test('the page that replaces about:blank calls the installed methods on its own performance', async () => {
     const page = await browser.newPage();
@@ -76,18 +84,42 @@ forEachEngine((engine) => {
       const r = await page.evaluate(() => window.run());
       assert.equal(r.installed, true);
       assert.equal(r.blank, 'in-about-blank');
-      assert.equal(r.sameGlobal, true, 'the page reuses the about:blank global (so the install is still there)');
-      if (engine !== 'chromium') assert.equal(r.newPerformance, true, `${engine} gives the page a new performance object`);
+      assert.equal(
+        r.sameGlobal,
+        true,
+        'the page reuses the about:blank global (so the install is still there)',
+      );
+      if (engine !== 'chromium')
+        assert.equal(r.newPerformance, true, `${engine} gives the page a new performance object`);
       assert.equal(r.page.error, undefined, r.page.error);
-      assert.deepEqual(r.page.mark, ['in-page', true, true, true], "the mark is on the page's clock");
+      assert.deepEqual(
+        r.page.mark,
+        ['in-page', true, true, true],
+        "the mark is on the page's clock",
+      );
       assert.deepEqual(r.page.measure, [0, 1]);
       assert.equal(r.page.byName, 1);
       assert.deepEqual(r.page.nav, ['/iframe-page.html'], "the host's entries are the page's");
-      assert.equal(r.page.memory, 'function', 'measureUserAgentSpecificMemory accepts the new object');
-      const illegal = { ctor: 'TypeError', message: "Failed to execute 'mark' on 'Performance': Illegal invocation" };
+      assert.equal(
+        r.page.memory,
+        'function',
+        'measureUserAgentSpecificMemory accepts the new object',
+      );
+      const illegal = {
+        ctor: 'TypeError',
+        message: "Failed to execute 'mark' on 'Performance': Illegal invocation",
+      };
       assert.deepEqual(r.page.plainObject, illegal);
-      assert.deepEqual(r.page.protoObject, illegal, 'an object that only inherits from Performance.prototype is not a Performance');
-      assert.equal(r.oldStillAccepted, true, "the about:blank document's performance is a genuine Performance too");
+      assert.deepEqual(
+        r.page.protoObject,
+        illegal,
+        'an object that only inherits from Performance.prototype is not a Performance',
+      );
+      assert.equal(
+        r.oldStillAccepted,
+        true,
+        "the about:blank document's performance is a genuine Performance too",
+      );
       assert.deepEqual(await page.errors(), []);
     } finally {
       await page.close();

@@ -30,7 +30,9 @@ const routes = {
         f.addEventListener('load', () => resolve());
       });
     </script>`),
-  '/memory/frame.html': page(`<script>window.big = new Array(2e5).fill(0).map((_, i) => ({ i }));</script>`),
+  '/memory/frame.html': page(
+    `<script>window.big = new Array(2e5).fill(0).map((_, i) => ({ i }));</script>`,
+  ),
   '/memory/worker.js': {
     type: 'text/javascript',
     body: `self.kept = new Array(6553600).fill(0.5); postMessage('ready');`,
@@ -51,7 +53,8 @@ let server;
 let browser;
 before(async () => {
   server = await serve({
-    headers: (path) => (path.startsWith('/memory/plain') || path.startsWith('/memory/cross-parent') ? {} : ISOLATED),
+    headers: (path) =>
+      path.startsWith('/memory/plain') || path.startsWith('/memory/cross-parent') ? {} : ISOLATED,
     routes,
   });
   browser = await launch(['--enable-blink-features=ForceEagerMeasureMemory']);
@@ -71,15 +74,28 @@ function measureIn(target) {
       const result = await measureUserAgentSpecificMemory();
       return { result, ms: performance.now() - t0 };
     } catch (e) {
-      return { error: { type: e.constructor.name, name: e.name, message: e.message, isDOMException: e instanceof DOMException } };
+      return {
+        error: {
+          type: e.constructor.name,
+          name: e.name,
+          message: e.message,
+          isDOMException: e instanceof DOMException,
+        },
+      };
     }
   });
 }
 
 function assertShape(m) {
   assert.deepEqual(Object.keys(m).sort(), ['breakdown', 'bytes']);
-  assert.equal(m.bytes, m.breakdown.reduce((a, e) => a + e.bytes, 0), 'bytes is the sum of the breakdown');
-  const zero = m.breakdown.filter((e) => e.bytes === 0 && e.attribution.length === 0 && e.types.length === 0);
+  assert.equal(
+    m.bytes,
+    m.breakdown.reduce((a, e) => a + e.bytes, 0),
+    'bytes is the sum of the breakdown',
+  );
+  const zero = m.breakdown.filter(
+    (e) => e.bytes === 0 && e.attribution.length === 0 && e.types.length === 0,
+  );
   assert.equal(zero.length, 1, 'exactly one extra zero-byte entry');
   for (const e of m.breakdown) {
     assert.deepEqual(Object.keys(e).sort(), ['attribution', 'bytes', 'types']);
@@ -95,8 +111,15 @@ test('isolated page: native measurement attributes the page, its iframe and its 
   assert.equal(error, undefined, JSON.stringify(error));
   assertShape(m);
   const attributions = m.breakdown.flatMap((e) => e.attribution);
-  assert.ok(attributions.some((a) => a.url === `${server.url}/memory/isolated.html` && a.scope === 'Window'
-    && !('container' in a)), 'the page: its URL, Window, no container');
+  assert.ok(
+    attributions.some(
+      (a) =>
+        a.url === `${server.url}/memory/isolated.html` &&
+        a.scope === 'Window' &&
+        !('container' in a),
+    ),
+    'the page: its URL, Window, no container',
+  );
   const frame = attributions.find((a) => a.url === `${server.url}/memory/frame.html?from=page`);
   assert.ok(frame, 'the iframe is attributed by its URL');
   assert.deepEqual(frame, {
@@ -104,10 +127,17 @@ test('isolated page: native measurement attributes the page, its iframe and its 
     container: { id: 'frame-id', src: '/memory/frame.html?from=page' },
     scope: 'Window',
   });
-  const worker = m.breakdown.filter((e) => e.attribution.some((a) => a.url === `${server.url}/memory/worker.js`));
+  const worker = m.breakdown.filter((e) =>
+    e.attribution.some((a) => a.url === `${server.url}/memory/worker.js`),
+  );
   assert.equal(worker.length, 1);
-  assert.deepEqual(worker[0].attribution, [{ url: `${server.url}/memory/worker.js`, scope: 'DedicatedWorkerGlobalScope' }]);
-  assert.ok(worker[0].bytes >= 48 * MB, `the worker holds its 50 MB (${(worker[0].bytes / MB).toFixed(1)} MB)`);
+  assert.deepEqual(worker[0].attribution, [
+    { url: `${server.url}/memory/worker.js`, scope: 'DedicatedWorkerGlobalScope' },
+  ]);
+  assert.ok(
+    worker[0].bytes >= 48 * MB,
+    `the worker holds its 50 MB (${(worker[0].bytes / MB).toFixed(1)} MB)`,
+  );
   assert.ok(m.breakdown.some((e) => e.types.includes('JavaScript')));
   assert.ok(ms >= 0);
   console.log(`# Chromium native measurement (ForceEagerMeasureMemory): ${ms.toFixed(1)} ms`);
@@ -115,7 +145,7 @@ test('isolated page: native measurement attributes the page, its iframe and its 
   await p.close();
 });
 
-test('isolated page: the result is the current draft\'s shape whatever the native version', async () => {
+test("isolated page: the result is the current draft's shape whatever the native version", async () => {
   const { page: p } = await openPage(browser, `${server.url}/memory/isolated.html`);
   await p.evaluate(() => Promise.all([window.workerReady, window.frameReady]));
   // Feed the normaliser a result in the older draft's shape (userAgentSpecificTypes, no zero
@@ -124,20 +154,59 @@ test('isolated page: the result is the current draft\'s shape whatever the nativ
     const { fromNative } = await import('/glue/measure-memory-browser.js');
     const { buildMeasurement } = await import('/glue/measure-memory.js');
     const { loadCore } = await import('/glue/loader.js');
-    return buildMeasurement(loadCore(), fromNative({
-      bytes: 1700000,
-      breakdown: [
-        { bytes: 1000000, attribution: [{ url: 'https://example.com', scope: 'Window' }], userAgentSpecificTypes: ['JS', 'DOM'] },
-        { bytes: 500000, attribution: [{ url: 'cross-origin-url', container: { id: 'example-id', src: 'https://foo.com/iframe1' }, scope: 'cross-origin-aggregated' }], userAgentSpecificTypes: ['JS'] },
-        { bytes: 200000, attribution: [{ url: 'https://example.com/iframe2', container: { id: 'example-id', src: 'https://foo.com/iframe1' }, scope: 'Window' }], userAgentSpecificTypes: [] },
-      ],
-    }));
+    return buildMeasurement(
+      loadCore(),
+      fromNative({
+        bytes: 1700000,
+        breakdown: [
+          {
+            bytes: 1000000,
+            attribution: [{ url: 'https://example.com', scope: 'Window' }],
+            userAgentSpecificTypes: ['JS', 'DOM'],
+          },
+          {
+            bytes: 500000,
+            attribution: [
+              {
+                url: 'cross-origin-url',
+                container: { id: 'example-id', src: 'https://foo.com/iframe1' },
+                scope: 'cross-origin-aggregated',
+              },
+            ],
+            userAgentSpecificTypes: ['JS'],
+          },
+          {
+            bytes: 200000,
+            attribution: [
+              {
+                url: 'https://example.com/iframe2',
+                container: { id: 'example-id', src: 'https://foo.com/iframe1' },
+                scope: 'Window',
+              },
+            ],
+            userAgentSpecificTypes: [],
+          },
+        ],
+      }),
+    );
   });
   assertShape(m);
   assert.equal(m.bytes, 1700000);
   const by = Object.fromEntries(m.breakdown.map((e) => [e.bytes, e]));
-  assert.deepEqual(by[500000].attribution, [{ url: 'cross-origin-url', container: { id: 'example-id', src: 'https://foo.com/iframe1' }, scope: 'cross-origin-aggregated' }]);
-  assert.deepEqual(by[200000].attribution, [{ url: 'https://example.com/iframe2', container: { id: 'example-id', src: 'https://foo.com/iframe1' }, scope: 'Window' }]);
+  assert.deepEqual(by[500000].attribution, [
+    {
+      url: 'cross-origin-url',
+      container: { id: 'example-id', src: 'https://foo.com/iframe1' },
+      scope: 'cross-origin-aggregated',
+    },
+  ]);
+  assert.deepEqual(by[200000].attribution, [
+    {
+      url: 'https://example.com/iframe2',
+      container: { id: 'example-id', src: 'https://foo.com/iframe1' },
+      scope: 'Window',
+    },
+  ]);
   assert.deepEqual([...by[1000000].types].sort(), ['DOM', 'JS']);
   await p.close();
 });
@@ -145,7 +214,10 @@ test('isolated page: the result is the current draft\'s shape whatever the nativ
 test('page without cross-origin isolation: labelled performance.memory fallback', async () => {
   const { page: p } = await openPage(browser, `${server.url}/memory/plain.html`);
   assert.equal(await p.evaluate(() => crossOriginIsolated), false);
-  assert.equal(await p.evaluate(() => typeof performance.measureUserAgentSpecificMemory), 'undefined');
+  assert.equal(
+    await p.evaluate(() => typeof performance.measureUserAgentSpecificMemory),
+    'undefined',
+  );
   const { result: m, error } = await measureIn(p);
   assert.equal(error, undefined, JSON.stringify(error));
   assertShape(m);
@@ -169,12 +241,22 @@ test('page without isolation nor performance.memory: NotSupportedError saying wh
     try {
       return { result: await measureUserAgentSpecificMemory() };
     } catch (e) {
-      return { error: { type: e.constructor.name, name: e.name, message: e.message, isDOMException: e instanceof DOMException } };
+      return {
+        error: {
+          type: e.constructor.name,
+          name: e.name,
+          message: e.message,
+          isDOMException: e instanceof DOMException,
+        },
+      };
     }
   });
   assert.equal(error.isDOMException, true);
   assert.equal(error.name, 'NotSupportedError');
-  assert.match(error.message, /^Failed to execute 'measureUserAgentSpecificMemory' on 'Performance': /);
+  assert.match(
+    error.message,
+    /^Failed to execute 'measureUserAgentSpecificMemory' on 'Performance': /,
+  );
   assert.match(error.message, /Cross-Origin-Opener-Policy: same-origin/);
   assert.match(error.message, /Cross-Origin-Embedder-Policy: require-corp/);
   await p.close();
@@ -184,11 +266,15 @@ test('cross-origin iframe: SecurityError (the memory measurement allowed predica
   const { page: p } = await openPage(browser, `${server.url}/memory/cross-parent.html`);
   // Same server under another host name: another origin.
   const crossUrl = `http://localhost:${server.port}/memory/plain.html`;
-  await p.evaluate((src) => new Promise((resolve) => {
-    const f = document.getElementById('x');
-    f.onload = resolve;
-    f.src = src;
-  }), crossUrl);
+  await p.evaluate(
+    (src) =>
+      new Promise((resolve) => {
+        const f = document.getElementById('x');
+        f.onload = resolve;
+        f.src = src;
+      }),
+    crossUrl,
+  );
   const frame = p.frames().find((f) => f.url() === crossUrl);
   assert.ok(frame, 'the cross-origin frame loaded');
   const { error } = await measureIn(frame);
@@ -198,13 +284,16 @@ test('cross-origin iframe: SecurityError (the memory measurement allowed predica
   await p.close();
 });
 
-test('dedicated worker: SecurityError, as the spec\'s predicate says', async () => {
+test("dedicated worker: SecurityError, as the spec's predicate says", async () => {
   const { page: p } = await openPage(browser, `${server.url}/memory/isolated.html`);
-  const error = await p.evaluate(() => new Promise((resolve) => {
-    const w = new Worker('/memory/module-worker.js', { type: 'module' });
-    w.onmessage = (e) => resolve(e.data);
-    w.onerror = (e) => resolve({ workerError: e.message });
-  }));
+  const error = await p.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const w = new Worker('/memory/module-worker.js', { type: 'module' });
+        w.onmessage = (e) => resolve(e.data);
+        w.onerror = (e) => resolve({ workerError: e.message });
+      }),
+  );
   assert.equal(error.isDOMException, true, JSON.stringify(error));
   assert.equal(error.name, 'SecurityError');
   await p.close();
@@ -215,7 +304,11 @@ test('concurrent calls in the isolated page each resolve', async () => {
   await p.evaluate(() => window.workerReady);
   const results = await p.evaluate(async () => {
     const { measureUserAgentSpecificMemory } = await import('/glue/measure-memory.js');
-    const all = await Promise.all([measureUserAgentSpecificMemory(), measureUserAgentSpecificMemory(), measureUserAgentSpecificMemory()]);
+    const all = await Promise.all([
+      measureUserAgentSpecificMemory(),
+      measureUserAgentSpecificMemory(),
+      measureUserAgentSpecificMemory(),
+    ]);
     return { distinct: new Set(all).size, all };
   });
   assert.equal(results.distinct, 3);

@@ -50,43 +50,71 @@ const MEASURABLE = {
 
 let server;
 before(async () => {
-  server = await serve({ routes, headers: (path) => (path === '/plain.html' || path.startsWith('/cross-') ? {} : ISOLATED) });
+  server = await serve({
+    routes,
+    headers: (path) => (path === '/plain.html' || path.startsWith('/cross-') ? {} : ISOLATED),
+  });
 });
-after(async () => { if (server) await server.close(); });
+after(async () => {
+  if (server) await server.close();
+});
 
 function assertShape(m) {
   assert.deepEqual(Object.keys(m).sort(), ['breakdown', 'bytes']);
-  assert.equal(m.bytes, m.breakdown.reduce((a, e) => a + e.bytes, 0), 'bytes is the sum of the breakdown');
-  assert.equal(m.breakdown.filter((e) => e.bytes === 0 && !e.attribution.length && !e.types.length).length, 1);
+  assert.equal(
+    m.bytes,
+    m.breakdown.reduce((a, e) => a + e.bytes, 0),
+    'bytes is the sum of the breakdown',
+  );
+  assert.equal(
+    m.breakdown.filter((e) => e.bytes === 0 && !e.attribution.length && !e.types.length).length,
+    1,
+  );
 }
 
 forEachEngine((engine) => {
   let browser, page;
   before(async () => {
     // Chromium's native call otherwise waits for a scheduled GC (~15 s headless).
-    browser = await launchEngine(engine, { args: ['--enable-blink-features=ForceEagerMeasureMemory'] });
+    browser = await launchEngine(engine, {
+      args: ['--enable-blink-features=ForceEagerMeasureMemory'],
+    });
   });
-  after(async () => { if (browser) await browser.close(); });
+  after(async () => {
+    if (browser) await browser.close();
+  });
   // A page per test: a COOP page opened from a page without it switches browsing context
   // groups, which puppeteer's Firefox navigation does not follow.
-  beforeEach(async () => { page = await browser.newPage(); });
-  afterEach(async () => { await page.close(); });
+  beforeEach(async () => {
+    page = await browser.newPage();
+  });
+  afterEach(async () => {
+    await page.close();
+  });
 
   for (const [path, source] of Object.entries(MEASURABLE[engine])) {
     test(`${path}: ${source ? `measured (${source})` : 'nothing to measure: NotSupportedError saying what would enable it'}`, async () => {
       await page.goto(`${server.url}${path}`);
       await page.waitFor(() => window.ready === true);
       const isolated = await page.evaluate(() => crossOriginIsolated);
-      if (path === '/isolated.html' && engine !== 'webkit') assert.equal(isolated, true, 'COOP/COEP make the page cross-origin isolated');
+      if (path === '/isolated.html' && engine !== 'webkit')
+        assert.equal(isolated, true, 'COOP/COEP make the page cross-origin isolated');
       const r = await page.evaluate(() => window.measure());
       if (source) {
         assert.equal(r.error, undefined, JSON.stringify(r.error));
         assertShape(r.result);
-        if (source === 'performance.memory') assert.ok(r.result.breakdown.some((e) => e.types.includes('performance.memory')));
+        if (source === 'performance.memory')
+          assert.ok(r.result.breakdown.some((e) => e.types.includes('performance.memory')));
       } else {
         assert.equal(r.result, undefined);
-        assert.deepEqual([r.error.type, r.error.name, r.error.dom], ['DOMException', 'NotSupportedError', true]);
-        assert.match(r.error.message, /^Failed to execute 'measureUserAgentSpecificMemory' on 'Performance': /);
+        assert.deepEqual(
+          [r.error.type, r.error.name, r.error.dom],
+          ['DOMException', 'NotSupportedError', true],
+        );
+        assert.match(
+          r.error.message,
+          /^Failed to execute 'measureUserAgentSpecificMemory' on 'Performance': /,
+        );
         assert.match(r.error.message, /Cross-Origin-Embedder-Policy: require-corp/);
       }
       assert.deepEqual(await page.errors(), []);
@@ -96,23 +124,33 @@ forEachEngine((engine) => {
   test('a cross-origin iframe: SecurityError (the memory measurement allowed predicate)', async () => {
     await page.goto(`${server.url}/cross-parent.html`);
     // The same server under another host name: another origin.
-    const r = await page.evaluate((src) => new Promise((resolve) => {
-      addEventListener('message', (e) => resolve(e.data), { once: true });
-      document.getElementById('x').src = src;
-      // A new process for the other origin, then the glue and its wasm: slow on a loaded machine.
-      setTimeout(() => resolve({ timeout: true }), 60000);
-    }), `http://localhost:${server.port}/cross-frame.html`);
+    const r = await page.evaluate(
+      (src) =>
+        new Promise((resolve) => {
+          addEventListener('message', (e) => resolve(e.data), { once: true });
+          document.getElementById('x').src = src;
+          // A new process for the other origin, then the glue and its wasm: slow on a loaded machine.
+          setTimeout(() => resolve({ timeout: true }), 60000);
+        }),
+      `http://localhost:${server.port}/cross-frame.html`,
+    );
     assert.deepEqual([r.dom, r.name], [true, 'SecurityError'], JSON.stringify(r));
     assert.match(r.message, /top-level origin/);
   });
 
   test('a dedicated worker: SecurityError', async () => {
     await page.goto(`${server.url}/isolated.html`);
-    const r = await page.evaluate(() => new Promise((resolve) => {
-      const w = new Worker('/memory-worker.js', { type: 'module' });
-      w.onmessage = (e) => { resolve(e.data); w.terminate(); };
-      w.onerror = (e) => resolve({ workerError: e.message });
-    }));
+    const r = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const w = new Worker('/memory-worker.js', { type: 'module' });
+          w.onmessage = (e) => {
+            resolve(e.data);
+            w.terminate();
+          };
+          w.onerror = (e) => resolve({ workerError: e.message });
+        }),
+    );
     assert.deepEqual([r.dom, r.name], [true, 'SecurityError'], JSON.stringify(r));
   });
 });

@@ -5,9 +5,15 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { serve, launch, openPage, ROOT } from './harness.js';
-import { assertTraceInvariants, framesOf, samplesIn, positionOf } from '../node/profiler-helpers.mjs';
+import {
+  assertTraceInvariants,
+  framesOf,
+  samplesIn,
+  positionOf,
+} from '../node/profiler-helpers.mjs';
 
-const PAGE = '<!doctype html><meta charset=utf-8><title>profiler</title>' +
+const PAGE =
+  '<!doctype html><meta charset=utf-8><title>profiler</title>' +
   '<script type=module src="/test/browser/fixtures/profiler-page.js"></script>';
 const WORK = join(ROOT, 'test/browser/fixtures/profiler-work.js');
 
@@ -69,13 +75,22 @@ test('known functions are sampled with their URL and positions, on the page cloc
   assertTraceInvariants(t);
   const inOuter = samplesIn(t, 'outerWork');
   assert.ok(inOuter.length >= 5, `${inOuter.length} samples in outerWork`);
-  for (const s of inOuter) assert.ok(s.timestamp >= r.before && s.timestamp <= r.after, `${s.timestamp} in [${r.before}, ${r.after}]`);
+  for (const s of inOuter)
+    assert.ok(
+      s.timestamp >= r.before && s.timestamp <= r.after,
+      `${s.timestamp} in [${r.before}, ${r.after}]`,
+    );
   const spin = t.frames.find((f) => f.name === 'spinFor');
   assert.equal(t.resources[spin.resourceId], workUrl());
   const sp = positionOf(WORK, 'spinFor(ms) {');
   assert.deepEqual([spin.line, spin.column], [sp.line, sp.column + 'spinFor'.length]);
-  const chain = framesOf(t, samplesIn(t, 'spinFor').find((s) => framesOf(t, s).some((f) => f.name === 'outerWork')));
-  assert.ok(chain.findIndex((f) => f.name === 'outerWork') < chain.findIndex((f) => f.name === 'spinFor'));
+  const chain = framesOf(
+    t,
+    samplesIn(t, 'spinFor').find((s) => framesOf(t, s).some((f) => f.name === 'outerWork')),
+  );
+  assert.ok(
+    chain.findIndex((f) => f.name === 'outerWork') < chain.findIndex((f) => f.name === 'spinFor'),
+  );
 });
 
 test("re-encoding keeps every native sample's timestamp and frames", async () => {
@@ -96,10 +111,15 @@ test("re-encoding keeps every native sample's timestamp and frames", async () =>
   assertTraceInvariants(encoded);
   assert.ok(native.samples.length > 10);
   assert.equal(encoded.samples.length, native.samples.length);
-  const spell = (t, s) => framesOf(t, s).map((f) => [f.name, t.resources[f.resourceId], f.line, f.column]);
+  const spell = (t, s) =>
+    framesOf(t, s).map((f) => [f.name, t.resources[f.resourceId], f.line, f.column]);
   for (let i = 0; i < native.samples.length; i++) {
     assert.equal(encoded.samples[i].timestamp, native.samples[i].timestamp);
-    assert.deepEqual(spell(encoded, encoded.samples[i]), spell(native, native.samples[i]), `sample ${i}`);
+    assert.deepEqual(
+      spell(encoded, encoded.samples[i]),
+      spell(native, native.samples[i]),
+      `sample ${i}`,
+    );
     assert.equal(encoded.samples[i].marker, native.samples[i].marker);
   }
   // Chromium's own trace is already a trie: the re-encoding is no bigger.
@@ -111,16 +131,31 @@ test('the buffer fills: samplebufferfull fires once, the profiler stops, stop() 
   const r = await page.evaluate(async () => {
     const { Profiler, work } = window.perfshim;
     const p = new Profiler({ sampleInterval: 10, maxBufferSize: 8 });
-    let events = 0, handler = 0, self = false;
+    let events = 0,
+      handler = 0,
+      self = false;
     p.addEventListener('samplebufferfull', () => events++);
-    p.onsamplebufferfull = function () { handler++; self = this === p; };
+    p.onsamplebufferfull = function () {
+      handler++;
+      self = this === p;
+    };
     await work.spinAndYield(10000, () => p.stopped);
     await new Promise((r) => setTimeout(r, 100));
     let rejection = null;
-    try { await p.stop(); } catch (e) { rejection = [e instanceof DOMException, e.name]; }
+    try {
+      await p.stop();
+    } catch (e) {
+      rejection = [e instanceof DOMException, e.name];
+    }
     return { events, handler, self, stopped: p.stopped, rejection };
   });
-  assert.deepEqual(r, { events: 1, handler: 1, self: true, stopped: true, rejection: [true, 'InvalidStateError'] });
+  assert.deepEqual(r, {
+    events: 1,
+    handler: 1,
+    self: true,
+    stopped: true,
+    rejection: [true, 'InvalidStateError'],
+  });
 });
 
 test('several profilers at once, stopped in any order, samples after stop() left out', async () => {
@@ -140,27 +175,60 @@ test('several profilers at once, stopped in any order, samples after stop() left
   });
   assertTraceInvariants(r.ta);
   assertTraceInvariants(r.tb);
-  assert.ok(r.tb.samples.every((s) => s.timestamp <= r.bStopAt), 'nothing after b.stop()');
-  assert.ok(r.ta.samples.some((s) => s.timestamp > r.bStopAt), 'a kept sampling');
-  assert.ok(r.ta.samples.some((s) => s.timestamp < r.bStart), 'a started first');
+  assert.ok(
+    r.tb.samples.every((s) => s.timestamp <= r.bStopAt),
+    'nothing after b.stop()',
+  );
+  assert.ok(
+    r.ta.samples.some((s) => s.timestamp > r.bStopAt),
+    'a kept sampling',
+  );
+  assert.ok(
+    r.ta.samples.some((s) => s.timestamp < r.bStart),
+    'a started first',
+  );
   assert.ok(samplesIn(r.tb, 'outerWork').length > 0);
 });
 
 test('argument errors have the right types and names, as native ones do', async () => {
   const r = await page.evaluate(async () => {
     const { Profiler, NativeProfiler } = window.perfshim;
-    const grab = (f) => { try { f(); return null; } catch (e) { return [e.constructor.name, e.name, e instanceof DOMException]; } };
-    const cases = [[], [{}], [{ sampleInterval: 10 }], [{ maxBufferSize: 10 }], [5],
-      [{ sampleInterval: NaN, maxBufferSize: 1 }], [{ sampleInterval: -1, maxBufferSize: 1 }]];
-    const out = cases.map((args) => [grab(() => new Profiler(...args)), grab(() => new NativeProfiler(...args))]);
+    const grab = (f) => {
+      try {
+        f();
+        return null;
+      } catch (e) {
+        return [e.constructor.name, e.name, e instanceof DOMException];
+      }
+    };
+    const cases = [
+      [],
+      [{}],
+      [{ sampleInterval: 10 }],
+      [{ maxBufferSize: 10 }],
+      [5],
+      [{ sampleInterval: NaN, maxBufferSize: 1 }],
+      [{ sampleInterval: -1, maxBufferSize: 1 }],
+    ];
+    const out = cases.map((args) => [
+      grab(() => new Profiler(...args)),
+      grab(() => new NativeProfiler(...args)),
+    ]);
     const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10 });
     await p.stop();
     let second = null;
-    try { await p.stop(); } catch (e) { second = [e instanceof DOMException, e.name, e.message]; }
+    try {
+      await p.stop();
+    } catch (e) {
+      second = [e instanceof DOMException, e.name, e.message];
+    }
     return { out, second };
   });
   for (const [ours, native] of r.out) assert.deepEqual(ours, native);
-  assert.deepEqual(r.out.map(([o]) => o[1]), ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError', 'RangeError']);
+  assert.deepEqual(
+    r.out.map(([o]) => o[1]),
+    ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError', 'RangeError'],
+  );
   assert.deepEqual(r.second.slice(0, 2), [true, 'InvalidStateError']);
   assert.match(r.second[2], /already stopped/);
 });
@@ -168,7 +236,14 @@ test('argument errors have the right types and names, as native ones do', async 
 test('without the document policy: NotAllowedError that says what to do; Profiler still defined', async () => {
   const r = await plain.evaluate(() => {
     const { Profiler, NativeProfiler } = window.perfshim;
-    const grab = (f) => { try { f(); return null; } catch (e) { return [e instanceof DOMException, e.name, e.message]; } };
+    const grab = (f) => {
+      try {
+        f();
+        return null;
+      } catch (e) {
+        return [e instanceof DOMException, e.name, e.message];
+      }
+    };
     return {
       defined: typeof Profiler,
       ours: grab(() => new Profiler({ sampleInterval: 10, maxBufferSize: 10 })),

@@ -37,14 +37,21 @@ const p = new (getProfiler())({ sampleInterval: 2, maxBufferSize: 100000 });
 work.alternate(5, 5);
 p.stop().then((trace) => postMessage({ trace }), (e) => postMessage({ error: String(e) }));
 `;
-const PAGE = '<!doctype html><meta charset=utf-8><title>instrumented</title><script type=module src="/inst/page.js"></script>';
+const PAGE =
+  '<!doctype html><meta charset=utf-8><title>instrumented</title><script type=module src="/inst/page.js"></script>';
 
-const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 const routes = (base) => ({
   '/inst/index.html': { body: PAGE },
   '/inst/page.js': { body: PAGE_JS, type: 'text/javascript' },
   '/inst/worker.js': { body: WORKER_JS, type: 'text/javascript' },
-  '/inst/work.js': { body: instrument(WORK, { file: 'work.js', url: `${base}/inst/work.js` }).code, type: 'text/javascript' },
+  '/inst/work.js': {
+    body: instrument(WORK, { file: 'work.js', url: `${base}/inst/work.js` }).code,
+    type: 'text/javascript',
+  },
 });
 
 /** Serve the pages; `isolated` adds COOP/COEP to every response (workers need it too). */
@@ -59,7 +66,8 @@ async function start(isolated) {
 
 function namesAt(t, s) {
   const out = [];
-  for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId) out.unshift(t.frames[t.stacks[id].frameId].name);
+  for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
+    out.unshift(t.frames[t.stacks[id].frameId].name);
   return out;
 }
 
@@ -69,7 +77,9 @@ function checkTrace(t, url) {
   const byName = Object.fromEntries(t.frames.map((f) => [f.name, f]));
   assert.deepEqual(byName.heavy, { column: 8, line: 10, name: 'heavy', resourceId: 0 });
   assert.deepEqual(byName.spin, { column: 8, line: 3, name: 'spin', resourceId: 0 });
-  const stacks = new Set(t.samples.filter((s) => s.stackId !== undefined).map((s) => namesAt(t, s).join('>')));
+  const stacks = new Set(
+    t.samples.filter((s) => s.stackId !== undefined).map((s) => namesAt(t, s).join('>')),
+  );
   assert.ok(stacks.has('alternate>heavy>spin'), [...stacks].join(', '));
   assert.ok(stacks.has('alternate>light>spin'), [...stacks].join(', '));
 }
@@ -87,7 +97,9 @@ for (const [engine, launchEngine] of Object.entries(ENGINES)) {
   });
 
   for (const isolated of [false, true]) {
-    const label = isolated ? 'cross-origin isolated: shared-stack sampler' : 'not isolated: log sampler';
+    const label = isolated
+      ? 'cross-origin isolated: shared-stack sampler'
+      : 'not isolated: log sampler';
     test(`${engine}, ${label}: the trace names the page's functions at their positions`, async () => {
       const srv = isolated ? isoSrv : plainSrv;
       const { page, errors } = await openPage(browser, `${srv.url}/inst/index.html`);

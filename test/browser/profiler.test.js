@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { serve, launchEngine, forEachEngine } from './harness.js';
 import { assertTraceInvariants, samplesIn } from '../node/profiler-helpers.mjs';
 
-const PAGE = '<!doctype html><meta charset=utf-8><title>profiler</title>' +
+const PAGE =
+  '<!doctype html><meta charset=utf-8><title>profiler</title>' +
   '<script type=module src="/test/browser/fixtures/profiler-page.js"></script>';
 const PAGES = {
   '/policy.html': { body: PAGE, headers: { 'Document-Policy': 'js-profiling' } },
@@ -30,8 +31,12 @@ const SOURCES = {
 };
 
 let server;
-before(async () => { server = await serve({ routes: PAGES }); });
-after(async () => { if (server) await server.close(); });
+before(async () => {
+  server = await serve({ routes: PAGES });
+});
+after(async () => {
+  if (server) await server.close();
+});
 
 forEachEngine((engine) => {
   let browser;
@@ -44,7 +49,9 @@ forEachEngine((engine) => {
       await pages[path].waitFor(() => window.ready === true);
     }
   });
-  after(async () => { if (browser) await browser.close(); });
+  after(async () => {
+    if (browser) await browser.close();
+  });
 
   for (const [path, source] of Object.entries(SOURCES[engine])) {
     if (source) {
@@ -54,7 +61,11 @@ forEachEngine((engine) => {
           const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
           work.outerWork(300);
           work.spinFor(50);
-          return { trace: await p.stop(), loadError, url: new URL('/test/browser/fixtures/profiler-work.js', location.href).href };
+          return {
+            trace: await p.stop(),
+            loadError,
+            url: new URL('/test/browser/fixtures/profiler-work.js', location.href).href,
+          };
         });
         assert.equal(r.loadError, null);
         assertTraceInvariants(r.trace);
@@ -68,7 +79,14 @@ forEachEngine((engine) => {
       test(`${path}: no profiling source, so new Profiler() throws a NotAllowedError saying what would enable it`, async () => {
         const r = await pages[path].evaluate(() => {
           const { Profiler, loadError } = window.perfshim;
-          const grab = (f) => { try { f(); return null; } catch (e) { return [e instanceof DOMException, e.name, e.message]; } };
+          const grab = (f) => {
+            try {
+              f();
+              return null;
+            } catch (e) {
+              return [e instanceof DOMException, e.name, e.message];
+            }
+          };
           return {
             loadError,
             defined: typeof Profiler,
@@ -79,7 +97,10 @@ forEachEngine((engine) => {
         assert.equal(r.defined, 'function');
         assert.deepEqual(r.error.slice(0, 2), [true, 'NotAllowedError']);
         assert.match(r.error[2], /^Failed to construct 'Profiler': /);
-        assert.match(r.error[2], engine === 'chromium' ? /Document-Policy: js-profiling/ : /not available in this context/);
+        assert.match(
+          r.error[2],
+          engine === 'chromium' ? /Document-Policy: js-profiling/ : /not available in this context/,
+        );
       });
     }
   }
@@ -88,22 +109,48 @@ forEachEngine((engine) => {
     for (const page of Object.values(pages)) {
       const r = await page.evaluate(() => {
         const { Profiler } = window.perfshim;
-        const grab = (f) => { try { f(); return 'constructed'; } catch (e) { return [e.constructor.name, e.name]; } };
-        return [[], [{}], [{ sampleInterval: 10 }], [{ maxBufferSize: 10 }], [5],
-          [{ sampleInterval: NaN, maxBufferSize: 1 }], [{ sampleInterval: -1, maxBufferSize: 1 }]]
-          .map((args) => grab(() => new Profiler(...args)));
+        const grab = (f) => {
+          try {
+            f();
+            return 'constructed';
+          } catch (e) {
+            return [e.constructor.name, e.name];
+          }
+        };
+        return [
+          [],
+          [{}],
+          [{ sampleInterval: 10 }],
+          [{ maxBufferSize: 10 }],
+          [5],
+          [{ sampleInterval: NaN, maxBufferSize: 1 }],
+          [{ sampleInterval: -1, maxBufferSize: 1 }],
+        ].map((args) => grab(() => new Profiler(...args)));
       });
-      assert.deepEqual(r, [['TypeError', 'TypeError'], ['TypeError', 'TypeError'], ['TypeError', 'TypeError'],
-        ['TypeError', 'TypeError'], ['TypeError', 'TypeError'], ['TypeError', 'TypeError'], ['RangeError', 'RangeError']]);
+      assert.deepEqual(r, [
+        ['TypeError', 'TypeError'],
+        ['TypeError', 'TypeError'],
+        ['TypeError', 'TypeError'],
+        ['TypeError', 'TypeError'],
+        ['TypeError', 'TypeError'],
+        ['TypeError', 'TypeError'],
+        ['RangeError', 'RangeError'],
+      ]);
     }
   });
 
   test('a dedicated worker has no profiling source yet: NotAllowedError', async () => {
-    const r = await pages['/plain.html'].evaluate(() => new Promise((resolve) => {
-      const w = new Worker('/profiler-worker.js', { type: 'module' });
-      w.onmessage = (e) => { resolve(e.data); w.terminate(); };
-      w.onerror = (e) => resolve({ workerError: e.message });
-    }));
+    const r = await pages['/plain.html'].evaluate(
+      () =>
+        new Promise((resolve) => {
+          const w = new Worker('/profiler-worker.js', { type: 'module' });
+          w.onmessage = (e) => {
+            resolve(e.data);
+            w.terminate();
+          };
+          w.onerror = (e) => resolve({ workerError: e.message });
+        }),
+    );
     assert.deepEqual([r.dom, r.name], [true, 'NotAllowedError'], JSON.stringify(r));
     assert.match(r.message, /workers are not supported yet/);
   });

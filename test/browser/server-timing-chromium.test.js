@@ -12,15 +12,17 @@ let server, browser, origin;
 const middleware = serverTiming();
 
 before(async () => {
-  server = createServer((req, res) => middleware(req, res, async () => {
-    const t = performance.now();
-    await new Promise((r) => setTimeout(r, 15));
-    performance.measure('db', { start: t, detail: { description: 'users "by id" \\ cached' } });
-    performance.measure('GET /users/:id', { start: 0, duration: 2.5 });
-    performance.measure('naïve', { start: 0, duration: 1 });
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end('<!doctype html><title>server timing</title>');
-  }));
+  server = createServer((req, res) =>
+    middleware(req, res, async () => {
+      const t = performance.now();
+      await new Promise((r) => setTimeout(r, 15));
+      performance.measure('db', { start: t, detail: { description: 'users "by id" \\ cached' } });
+      performance.measure('GET /users/:id', { start: 0, duration: 2.5 });
+      performance.measure('naïve', { start: 0, duration: 1 });
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>server timing</title>');
+    }),
+  );
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${server.address().port}`;
   browser = await launch();
@@ -34,10 +36,16 @@ after(async () => {
 test('Chromium reads every metric of the header: names, durations, descriptions', async () => {
   const page = await browser.newPage();
   await page.goto(`${origin}/`);
-  const metrics = await page.evaluate(() => performance.getEntriesByType('navigation')[0].serverTiming
-    .map(({ name, duration, description }) => ({ name, duration, description })));
+  const metrics = await page.evaluate(() =>
+    performance
+      .getEntriesByType('navigation')[0]
+      .serverTiming.map(({ name, duration, description }) => ({ name, duration, description })),
+  );
   await page.close();
-  assert.deepEqual(metrics.map((m) => m.name), ['db', 'GET__users__id', 'na_ve', 'total']);
+  assert.deepEqual(
+    metrics.map((m) => m.name),
+    ['db', 'GET__users__id', 'na_ve', 'total'],
+  );
   assert.ok(metrics[0].duration >= 10, `db ${metrics[0].duration}`);
   assert.equal(metrics[0].description, 'users "by id" \\ cached');
   assert.equal(metrics[1].duration, 2.5);

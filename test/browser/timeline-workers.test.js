@@ -82,30 +82,50 @@ const CAPTURE = `
 const routes = {
   '/timeline-worker-page.html': { body: '<!doctype html><title>worker host</title><p>worker host' },
   // Evaluated before the glue, so the config and native probes come first.
-  '/timeline-worker-config.js': { type: 'text/javascript', body: `${CAPTURE}\nself.nativeSeen = nativeSeen;\n` },
+  '/timeline-worker-config.js': {
+    type: 'text/javascript',
+    body: `${CAPTURE}\nself.nativeSeen = nativeSeen;\n`,
+  },
   '/timeline-module-worker.js': {
     type: 'text/javascript',
-    body: `import '/timeline-worker-config.js';\nimport { installed } from '/glue/auto.js';\n${CHECKS}\n` +
+    body:
+      `import '/timeline-worker-config.js';\nimport { installed } from '/glue/auto.js';\n${CHECKS}\n` +
       'runChecks(installed, self.nativeSeen).then((r) => postMessage(r), (e) => postMessage({ error: String(e && e.stack || e) }));\n',
   },
   '/timeline-classic-worker.js': {
     type: 'text/javascript',
-    body: `${CAPTURE}\nimportScripts('/dist/perfshim.auto.js');\n${CHECKS}\n` +
+    body:
+      `${CAPTURE}\nimportScripts('/dist/perfshim.auto.js');\n${CHECKS}\n` +
       'runChecks({ installed: self.perfshim ? "classic" : "missing" }, nativeSeen).then((r) => postMessage(r), (e) => postMessage({ error: String(e && e.stack || e) }));\n',
   },
 };
 
 let server;
-before(async () => { server = await serve({ routes }); });
-after(async () => { if (server) await server.close(); });
+before(async () => {
+  server = await serve({ routes });
+});
+after(async () => {
+  if (server) await server.close();
+});
 
 async function runWorker(page, path, options) {
-  return page.evaluate(([p, o]) => new Promise((resolve) => {
-    const w = new Worker(p, o);
-    const timer = setTimeout(() => resolve({ error: 'timeout' }), 15000);
-    w.onmessage = (ev) => { clearTimeout(timer); resolve(ev.data); w.terminate(); };
-    w.onerror = (ev) => { clearTimeout(timer); resolve({ error: `worker error: ${ev.message}` }); };
-  }), [path, options]);
+  return page.evaluate(
+    ([p, o]) =>
+      new Promise((resolve) => {
+        const w = new Worker(p, o);
+        const timer = setTimeout(() => resolve({ error: 'timeout' }), 15000);
+        w.onmessage = (ev) => {
+          clearTimeout(timer);
+          resolve(ev.data);
+          w.terminate();
+        };
+        w.onerror = (ev) => {
+          clearTimeout(timer);
+          resolve({ error: `worker error: ${ev.message}` });
+        };
+      }),
+    [path, options],
+  );
 }
 
 const TYPE = { ctor: 'TypeError', name: 'TypeError', dom: false, code: undefined };
@@ -118,27 +138,49 @@ function checkWorker(r, label) {
   assert.deepEqual(r.mark, ['w', 'mark', 5, 0, '{"k":[1]}', true]);
   assert.deepEqual(r.measure, [5, 4]);
   assert.ok(r.sameObject);
-  assert.deepEqual(r.carried, [['mark', 3]], `${label}: the native mark made before install is carried over`);
-  assert.equal(r.timingMark, 'no exception', 'PerformanceTiming names are plain mark names in a worker');
+  assert.deepEqual(
+    r.carried,
+    [['mark', 3]],
+    `${label}: the native mark made before install is carried over`,
+  );
+  assert.equal(
+    r.timingMark,
+    'no exception',
+    'PerformanceTiming names are plain mark names in a worker',
+  );
   assert.equal(r.timingMarkName, 1);
-  assert.deepEqual(r.timingMeasure, TYPE, 'measure with a PerformanceTiming name in a worker: TypeError');
+  assert.deepEqual(
+    r.timingMeasure,
+    TYPE,
+    'measure with a PerformanceTiming name in a worker: TypeError',
+  );
   assert.deepEqual(r.timingMeasureOptions, TYPE);
   assert.deepEqual(r.unknown, dom('SyntaxError', 12));
   assert.deepEqual(r.overspec, TYPE);
   assert.deepEqual(r.clone, dom('DataCloneError', 25));
   assert.deepEqual(r.negative, TYPE);
   assert.ok(r.typesFrozen);
-  for (const t of r.nativeSeen.supportedEntryTypes) assert.ok(r.types.includes(t), `${label}: native type ${t}`);
+  for (const t of r.nativeSeen.supportedEntryTypes)
+    assert.ok(r.types.includes(t), `${label}: native type ${t}`);
   assert.ok(r.types.includes('mark') && r.types.includes('measure'));
   assert.deepEqual([...r.types].sort(), r.types);
   assert.equal(r.calls.length, 1, `${label}: one callback`);
   assert.deepEqual(r.calls[0].names, ['o2', 'o1']);
   assert.ok(r.calls[0].self);
   assert.deepEqual(r.calls[0].options, { droppedEntriesCount: 0 });
-  assert.deepEqual(r.resourceObserved, [['resource', '/package.json']], `${label}: a fetch in the worker is observed`);
+  assert.deepEqual(
+    r.resourceObserved,
+    [['resource', '/package.json']],
+    `${label}: a fetch in the worker is observed`,
+  );
   assert.ok(r.resourceByType);
   assert.ok(r.allSorted);
-  assert.ok(r.allTypes.includes('resource') && r.allTypes.includes('mark') && r.allTypes.includes('measure'), String(r.allTypes));
+  assert.ok(
+    r.allTypes.includes('resource') &&
+      r.allTypes.includes('mark') &&
+      r.allTypes.includes('measure'),
+    String(r.allTypes),
+  );
   assert.equal(r.json.name, 'w');
   assert.equal(r.json.startTime, 5);
   assert.equal(r.afterClear, 0);
@@ -155,7 +197,9 @@ forEachEngine((engine) => {
     if (classicBuilt) results.classic = await runWorker(page, '/timeline-classic-worker.js');
     results.errors = await page.errors();
   });
-  after(async () => { if (browser) await browser.close(); });
+  after(async () => {
+    if (browser) await browser.close();
+  });
 
   test('module worker importing the glue: installed with force, and conforming', () => {
     const r = results.module;
@@ -164,13 +208,14 @@ forEachEngine((engine) => {
     checkWorker(r, 'module worker');
   });
 
-  test('classic worker with importScripts(dist/perfshim.auto.js): installed and conforming',
-    { skip: classicBuilt ? false : 'dist/perfshim.auto.js is not built yet (make dist)' }, () => {
-      const r = results.classic;
-      assert.equal(r.error, undefined, r.error);
-      assert.equal(r.installed.installed, 'classic');
-      checkWorker(r, 'classic worker');
-    });
+  test('classic worker with importScripts(dist/perfshim.auto.js): installed and conforming', {
+    skip: classicBuilt ? false : 'dist/perfshim.auto.js is not built yet (make dist)',
+  }, () => {
+    const r = results.classic;
+    assert.equal(r.error, undefined, r.error);
+    assert.equal(r.installed.installed, 'classic');
+    checkWorker(r, 'classic worker');
+  });
 
   test('no page errors', () => {
     assert.deepEqual(results.errors, []);

@@ -239,7 +239,13 @@ const AUTO_PAGE = `<!doctype html>
 
 let server;
 before(async () => {
-  server = await serve({ routes: { '/timeline-page.html': { body: PAGE }, '/timeline-classic.html': { body: CLASSIC_PAGE }, '/timeline-auto.html': { body: AUTO_PAGE } } });
+  server = await serve({
+    routes: {
+      '/timeline-page.html': { body: PAGE },
+      '/timeline-classic.html': { body: CLASSIC_PAGE },
+      '/timeline-auto.html': { body: AUTO_PAGE },
+    },
+  });
 });
 after(async () => {
   if (server) await server.close();
@@ -271,14 +277,25 @@ forEachEngine((engine) => {
       observerReplaced: PerformanceObserver !== window.native.PerformanceObserver,
       markProto: Object.getPrototypeOf(performance.mark('x')) === PerformanceMark.prototype,
       tag: Object.prototype.toString.call(performance.mark('x')),
-      nativeCarried: performance.getEntriesByName('native-pre-install').map((e) => [e.entryType, e.startTime, e.detail && e.detail.pre, e instanceof PerformanceMark]),
+      nativeCarried: performance
+        .getEntriesByName('native-pre-install')
+        .map((e) => [
+          e.entryType,
+          e.startTime,
+          e.detail && e.detail.pre,
+          e instanceof PerformanceMark,
+        ]),
     }));
     assert.ok(r.installed.installed.includes('timeline'), JSON.stringify(r.installed));
     assert.deepEqual(r.installed.reasons.timeline, ['forced']);
     assert.ok(r.markReplaced && r.ctorReplaced && r.observerReplaced);
     assert.ok(r.markProto);
     assert.equal(r.tag, '[object PerformanceMark]');
-    assert.deepEqual(r.nativeCarried, [['mark', 1, true, true]], 'the native mark made before install was carried over, once');
+    assert.deepEqual(
+      r.nativeCarried,
+      [['mark', 1, true, true]],
+      'the native mark made before install was carried over, once',
+    );
     assert.deepEqual(await page.errors(), []);
   });
 
@@ -288,15 +305,27 @@ forEachEngine((engine) => {
       await p.goto(`${server.url}/timeline-auto.html`);
       const r = await p.waitFor(() => window.auto);
       const timeline = r.installed.installed.includes('timeline');
-      assert.equal(r.kept, !timeline, 'performance.mark is the host\'s exactly when the timeline was not installed');
-      if (timeline) assert.ok(r.installed.reasons.timeline.length > 0 && !r.installed.reasons.timeline.includes('forced'), JSON.stringify(r.installed));
+      assert.equal(
+        r.kept,
+        !timeline,
+        "performance.mark is the host's exactly when the timeline was not installed",
+      );
+      if (timeline)
+        assert.ok(
+          r.installed.reasons.timeline.length > 0 &&
+            !r.installed.reasons.timeline.includes('forced'),
+          JSON.stringify(r.installed),
+        );
       assert.deepEqual(r.mark, ['auto', 2, 1, true]);
       assert.equal(r.profiler, 'function');
       assert.equal(r.memory, 'function');
       if (!chromium) {
         // Firefox ESR and WebKitGTK have neither a Profiler nor Measure Memory.
         assert.deepEqual(r.installed.reasons.profiler, ['no Profiler']);
-        assert.deepEqual(r.installed.reasons.memory, ['no measureUserAgentSpecificMemory', 'no measureMemory']);
+        assert.deepEqual(r.installed.reasons.memory, [
+          'no measureUserAgentSpecificMemory',
+          'no measureMemory',
+        ]);
       }
       console.log(`# ${engine} without force: ${JSON.stringify(r.installed)}`);
       assert.deepEqual(await p.errors(), []);
@@ -307,7 +336,8 @@ forEachEngine((engine) => {
 
   test('mark and measure: values, detail cloned, buffering, most recent mark wins', async () => {
     const r = await run(() => {
-      performance.clearMarks(); performance.clearMeasures();
+      performance.clearMarks();
+      performance.clearMeasures();
       const detail = { a: [1, { b: 2 }] };
       const m = performance.mark('a', { startTime: 10, detail });
       performance.mark('a', { startTime: 15 });
@@ -348,17 +378,31 @@ forEachEngine((engine) => {
   const TYPE_ERROR = { threw: 'TypeError', dom: false };
   const SYNTAX_ERROR = { threw: 'SyntaxError', dom: true };
   const SPEC_OVER_CHROMIUM = {
-    'measure(m, {start: 1, duration: -1})': [TYPE_ERROR, 'duration goes through "convert a mark to a timestamp", which throws for a negative value; Chromium accepts it'],
+    'measure(m, {start: 1, duration: -1})': [
+      TYPE_ERROR,
+      'duration goes through "convert a mark to a timestamp", which throws for a negative value; Chromium accepts it',
+    ],
     'measure(m, {duration: -1, end: 5})': [TYPE_ERROR, 'same: a negative duration is a TypeError'],
-    'measure(m, {start: nope, end: -1})': [TYPE_ERROR, 'measure() computes the end time (step 2) before the start time (step 3); Chromium converts start first'],
-    'measure(m, {start: -1, end: nope})': [SYNTAX_ERROR, 'same: end (unknown mark, SyntaxError) is converted before start'],
-    'mark(navigationStart, {startTime: -1})': [SYNTAX_ERROR, 'PerformanceMark constructor step 1 (PerformanceTiming name) precedes the negative startTime check; Chromium checks startTime first'],
+    'measure(m, {start: nope, end: -1})': [
+      TYPE_ERROR,
+      'measure() computes the end time (step 2) before the start time (step 3); Chromium converts start first',
+    ],
+    'measure(m, {start: -1, end: nope})': [
+      SYNTAX_ERROR,
+      'same: end (unknown mark, SyntaxError) is converted before start',
+    ],
+    'mark(navigationStart, {startTime: -1})': [
+      SYNTAX_ERROR,
+      'PerformanceMark constructor step 1 (PerformanceTiming name) precedes the negative startTime check; Chromium checks startTime first',
+    ],
   };
 
   // Chromium only: the deviation list below is Chromium's (each entry checked to be still real);
   // Firefox's and WebKit's own User Timing deviate elsewhere, and the draft's behaviour is
   // asserted in every engine by the tests that follow.
-  test('differential: perfshim agrees with Chromium\'s native User Timing, except where Chromium deviates from the draft', { skip: !chromium && `Chromium only: the list of expected deviations is Chromium's` }, async () => {
+  test("differential: perfshim agrees with Chromium's native User Timing, except where Chromium deviates from the draft", {
+    skip: !chromium && `Chromium only: the list of expected deviations is Chromium's`,
+  }, async () => {
     const r = await run(() => ({ native: window.nativeResults, ours: window.runCases() }));
     const differ = [];
     const chromiumStillDeviates = [];
@@ -366,15 +410,22 @@ forEachEngine((engine) => {
       let expected = r.native[name];
       if (SPEC_OVER_CHROMIUM[name]) {
         expected = SPEC_OVER_CHROMIUM[name][0];
-        if (JSON.stringify(r.native[name]) === JSON.stringify(expected)) chromiumStillDeviates.push(name);
+        if (JSON.stringify(r.native[name]) === JSON.stringify(expected))
+          chromiumStillDeviates.push(name);
       }
       if (JSON.stringify(expected) !== JSON.stringify(r.ours[name])) {
-        differ.push(`${name}: expected ${JSON.stringify(expected)}${SPEC_OVER_CHROMIUM[name] ? ' (draft; Chromium ' + JSON.stringify(r.native[name]) + ')' : ' (as Chromium)'}, perfshim ${JSON.stringify(r.ours[name])}`);
+        differ.push(
+          `${name}: expected ${JSON.stringify(expected)}${SPEC_OVER_CHROMIUM[name] ? ' (draft; Chromium ' + JSON.stringify(r.native[name]) + ')' : ' (as Chromium)'}, perfshim ${JSON.stringify(r.ours[name])}`,
+        );
       }
     }
     assert.ok(Object.keys(r.native).length > 70);
     assert.deepEqual(differ, []);
-    assert.deepEqual(chromiumStillDeviates, [], 'the listed Chromium deviations are real (else drop them from the list)');
+    assert.deepEqual(
+      chromiumStillDeviates,
+      [],
+      'the listed Chromium deviations are real (else drop them from the list)',
+    );
   });
 
   test(`idl shape: perfshim's interfaces look like ${NATIVE}'s native ones (descriptors, lengths, names, chains)`, async () => {
@@ -383,9 +434,14 @@ forEachEngine((engine) => {
     const walk = (a, b, path) => {
       const keys = new Set([...Object.keys(a || {}), ...Object.keys(b || {})]);
       for (const k of keys) {
-        const x = a ? a[k] : undefined, y = b ? b[k] : undefined;
-        if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x)) walk(x, y, `${path}.${k}`);
-        else if (JSON.stringify(x) !== JSON.stringify(y)) differ.push(`${path}.${k}: ${NATIVE} ${JSON.stringify(x)}, perfshim ${JSON.stringify(y)}`);
+        const x = a ? a[k] : undefined,
+          y = b ? b[k] : undefined;
+        if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x))
+          walk(x, y, `${path}.${k}`);
+        else if (JSON.stringify(x) !== JSON.stringify(y))
+          differ.push(
+            `${path}.${k}: ${NATIVE} ${JSON.stringify(x)}, perfshim ${JSON.stringify(y)}`,
+          );
       }
     };
     walk(r.native, r.ours, 'window');
@@ -400,7 +456,10 @@ forEachEngine((engine) => {
       // Chromium and Firefox) make a static attribute an accessor, as perfshim does.
       ...(engine === 'webkit' ? ['window.PerformanceObserver.statics.supportedEntryTypes.'] : []),
     ];
-    assert.deepEqual(differ.filter((d) => !EXPECTED.some((e) => d.startsWith(e))), []);
+    assert.deepEqual(
+      differ.filter((d) => !EXPECTED.some((e) => d.startsWith(e))),
+      [],
+    );
   });
 
   test('toJSON has the PerformanceEntry attributes and navigationId, like a native PerformanceMark', async () => {
@@ -415,7 +474,8 @@ forEachEngine((engine) => {
         ourJSONNav: mark.toJSON().navigationId,
       };
     });
-    for (const k of r.nativeKeys) assert.ok(r.ourKeys.includes(k), `toJSON has ${k} (native keys: ${r.nativeKeys})`);
+    for (const k of r.nativeKeys)
+      assert.ok(r.ourKeys.includes(k), `toJSON has ${k} (native keys: ${r.nativeKeys})`);
     if (r.nativeKeys.includes('navigationId')) {
       assert.equal(typeof r.nav, 'number');
       assert.equal(r.ourNav, r.nav, "navigationId is the navigation entry's id");
@@ -448,9 +508,21 @@ forEachEngine((engine) => {
         illegalList: err(() => new PerformanceObserverEntryList()),
         observerNoCallback: err(() => new PerformanceObserver(1)),
         observeNothing: err(() => new PerformanceObserver(() => {}).observe({})),
-        observeBoth: err(() => new PerformanceObserver(() => {}).observe({ type: 'mark', entryTypes: ['mark'] })),
-        observeMix: err(() => { const po = new PerformanceObserver(() => {}); po.observe({ type: 'mark' }); try { po.observe({ entryTypes: ['mark'] }); } finally { po.disconnect(); } }),
-        getter: err(() => Object.getOwnPropertyDescriptor(PerformanceEntry.prototype, 'name').get.call({})),
+        observeBoth: err(() =>
+          new PerformanceObserver(() => {}).observe({ type: 'mark', entryTypes: ['mark'] }),
+        ),
+        observeMix: err(() => {
+          const po = new PerformanceObserver(() => {});
+          po.observe({ type: 'mark' });
+          try {
+            po.observe({ entryTypes: ['mark'] });
+          } finally {
+            po.disconnect();
+          }
+        }),
+        getter: err(() =>
+          Object.getOwnPropertyDescriptor(PerformanceEntry.prototype, 'name').get.call({}),
+        ),
       };
     });
     const type = { ctor: 'TypeError', name: 'TypeError', dom: false, code: undefined };
@@ -458,9 +530,25 @@ forEachEngine((engine) => {
     assert.deepEqual(r.unknownStart, dom('SyntaxError', 12));
     assert.deepEqual(r.unknownEnd, dom('SyntaxError', 12));
     assert.deepEqual(r.unknownOption, dom('SyntaxError', 12));
-    for (const k of ['overspec', 'endMarkWithOptions', 'detailOnly', 'durationOnly', 'negStart', 'negDuration',
-      'negMark', 'nanMark', 'noName', 'symbolName', 'illegalEntry', 'illegalMeasure', 'illegalList',
-      'observerNoCallback', 'observeNothing', 'observeBoth', 'getter']) {
+    for (const k of [
+      'overspec',
+      'endMarkWithOptions',
+      'detailOnly',
+      'durationOnly',
+      'negStart',
+      'negDuration',
+      'negMark',
+      'nanMark',
+      'noName',
+      'symbolName',
+      'illegalEntry',
+      'illegalMeasure',
+      'illegalList',
+      'observerNoCallback',
+      'observeNothing',
+      'observeBoth',
+      'getter',
+    ]) {
       assert.deepEqual(r[k], type, k);
     }
     assert.deepEqual(r.cloneMark, dom('DataCloneError', 25));
@@ -485,9 +573,17 @@ forEachEngine((engine) => {
       };
     });
     assert.deepEqual(r.mark, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 });
-    assert.deepEqual(r.markOther, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 });
-    assert.deepEqual(r.markBeforeNegative, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 },
-      'the PerformanceTiming check (step 1) comes before the negative startTime check');
+    assert.deepEqual(r.markOther, {
+      ctor: 'DOMException',
+      name: 'SyntaxError',
+      dom: true,
+      code: 12,
+    });
+    assert.deepEqual(
+      r.markBeforeNegative,
+      { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 },
+      'the PerformanceTiming check (step 1) comes before the negative startTime check',
+    );
     assert.deepEqual(r.ctor, { ctor: 'DOMException', name: 'SyntaxError', dom: true, code: 12 });
     assert.equal(r.notTiming, 'no exception', 'names are case-sensitive');
     assert.equal(r.measure[0], 0, 'navigationStart converts to 0');
@@ -499,12 +595,22 @@ forEachEngine((engine) => {
 
   test('measure with loadEventEnd before the load event throws InvalidAccessError', async () => {
     const r = await run(() => window.beforeLoad);
-    assert.deepEqual(r.loadEventEnd, { ctor: 'DOMException', name: 'InvalidAccessError', dom: true, code: 15 });
-    assert.deepEqual(r.loadEventEndOptions, { ctor: 'DOMException', name: 'InvalidAccessError', dom: true, code: 15 });
+    assert.deepEqual(r.loadEventEnd, {
+      ctor: 'DOMException',
+      name: 'InvalidAccessError',
+      dom: true,
+      code: 15,
+    });
+    assert.deepEqual(r.loadEventEndOptions, {
+      ctor: 'DOMException',
+      name: 'InvalidAccessError',
+      dom: true,
+      code: 15,
+    });
     assert.deepEqual(r.navigationStart, [0, true]);
   });
 
-  test('supportedEntryTypes: frozen, same object, sorted, the union with Chromium\'s own types', async () => {
+  test("supportedEntryTypes: frozen, same object, sorted, the union with Chromium's own types", async () => {
     const r = await run(() => ({
       types: PerformanceObserver.supportedEntryTypes,
       frozen: Object.isFrozen(PerformanceObserver.supportedEntryTypes),
@@ -513,18 +619,25 @@ forEachEngine((engine) => {
     }));
     assert.ok(r.frozen && r.same);
     for (const t of r.native) assert.ok(r.types.includes(t), `native type ${t}`);
-    for (const t of ['mark', 'measure', 'navigation', 'resource', 'paint']) assert.ok(r.types.includes(t), t);
+    for (const t of ['mark', 'measure', 'navigation', 'resource', 'paint'])
+      assert.ok(r.types.includes(t), t);
     assert.deepEqual([...r.types].sort(), r.types);
     assert.equal(new Set(r.types).size, r.types.length);
   });
 
   test('native navigation, resource and paint entries are in getEntries(), merged in time order', async () => {
-    await run(() => new Promise((resolve) => {
-      const poll = () => (performance.getEntriesByType('paint').length >= 1 ? resolve() : setTimeout(poll, 50));
-      poll();
-    }));
+    await run(
+      () =>
+        new Promise((resolve) => {
+          const poll = () =>
+            performance.getEntriesByType('paint').length >= 1 ? resolve() : setTimeout(poll, 50);
+          poll();
+        }),
+    );
     const r = await run(() => {
-      const mark = performance.mark('merged', { startTime: performance.getEntriesByType('resource')[0].startTime + 0.0001 });
+      const mark = performance.mark('merged', {
+        startTime: performance.getEntriesByType('resource')[0].startTime + 0.0001,
+      });
       const all = performance.getEntries();
       return {
         types: [...new Set(all.map((e) => e.entryType))],
@@ -532,24 +645,40 @@ forEachEngine((engine) => {
         first: [all[0].entryType, all[0].startTime],
         nav: performance.getEntriesByType('navigation').map((e) => e.name),
         paint: performance.getEntriesByType('paint').map((e) => e.name),
-        resourceByName: performance.getEntriesByName(location.origin + '/glue/auto.js').map((e) => e.entryType),
-        resourceByNameType: performance.getEntriesByName(location.origin + '/glue/auto.js', 'resource').length,
-        resourceByNameWrongType: performance.getEntriesByName(location.origin + '/glue/auto.js', 'mark').length,
+        resourceByName: performance
+          .getEntriesByName(location.origin + '/glue/auto.js')
+          .map((e) => e.entryType),
+        resourceByNameType: performance.getEntriesByName(
+          location.origin + '/glue/auto.js',
+          'resource',
+        ).length,
+        resourceByNameWrongType: performance.getEntriesByName(
+          location.origin + '/glue/auto.js',
+          'mark',
+        ).length,
         markIndex: all.indexOf(mark),
         resourceIndex: all.indexOf(performance.getEntriesByType('resource')[0]),
         instance: all.every((e) => e instanceof PerformanceEntry),
         navJSON: typeof performance.getEntriesByType('navigation')[0].toJSON().name,
       };
     });
-    for (const t of ['navigation', 'resource', 'paint', 'mark', 'measure']) assert.ok(r.types.includes(t), `${t} in ${r.types}`);
+    for (const t of ['navigation', 'resource', 'paint', 'mark', 'measure'])
+      assert.ok(r.types.includes(t), `${t} in ${r.types}`);
     assert.ok(r.sorted, 'getEntries() is sorted by startTime');
     assert.deepEqual(r.first, ['navigation', 0]);
     assert.equal(r.nav.length, 1);
-    assert.ok(r.paint.includes('first-contentful-paint') || r.paint.includes('first-paint'), String(r.paint));
+    assert.ok(
+      r.paint.includes('first-contentful-paint') || r.paint.includes('first-paint'),
+      String(r.paint),
+    );
     assert.deepEqual(r.resourceByName, ['resource']);
     assert.equal(r.resourceByNameType, 1);
     assert.equal(r.resourceByNameWrongType, 0);
-    assert.equal(r.markIndex, r.resourceIndex + 1, 'a mark just after a resource entry sorts right after it');
+    assert.equal(
+      r.markIndex,
+      r.resourceIndex + 1,
+      'a mark just after a resource entry sorts right after it',
+    );
     assert.ok(r.instance, 'native entries are instanceof the installed PerformanceEntry');
     assert.equal(r.navJSON, 'string');
   });
@@ -567,14 +696,22 @@ forEachEngine((engine) => {
       const before = (await fresh.consoleMessages()).length;
       const r = await fresh.evaluate(async () => {
         window.consoleCalls.length = 0;
-        const counts = [performance.getEntries().length, performance.getEntriesByName('x').length,
-          performance.getEntriesByType('resource').length, performance.getEntriesByType('mark').length];
+        const counts = [
+          performance.getEntries().length,
+          performance.getEntriesByName('x').length,
+          performance.getEntriesByType('resource').length,
+          performance.getEntriesByType('mark').length,
+        ];
         await new Promise((res) => setTimeout(res, 50));
         return { counts, calls: window.consoleCalls.slice() };
       });
       assert.ok(r.counts[0] > 0);
       assert.deepEqual(r.calls, [], 'a native getEntries() logs nothing; neither should ours');
-      assert.deepEqual((await fresh.consoleMessages()).slice(before), [], `nor does ${NATIVE} log about our calls`);
+      assert.deepEqual(
+        (await fresh.consoleMessages()).slice(before),
+        [],
+        `nor does ${NATIVE} log about our calls`,
+      );
     } finally {
       await fresh.close();
     }
@@ -584,7 +721,12 @@ forEachEngine((engine) => {
     const r = await run(async () => {
       const calls = [];
       const po = new PerformanceObserver(function (list, obs, options) {
-        calls.push({ names: list.getEntries().map((e) => e.name), self: this === po, obs: obs === po, options: { ...options } });
+        calls.push({
+          names: list.getEntries().map((e) => e.name),
+          self: this === po,
+          obs: obs === po,
+          options: { ...options },
+        });
       });
       po.observe({ entryTypes: ['mark', 'measure'] });
       performance.mark('o1', { startTime: 3 });
@@ -610,12 +752,26 @@ forEachEngine((engine) => {
       performance.clearMarks();
       performance.mark('old');
       const seen = [];
-      const a = new PerformanceObserver(() => { seen.push('a'); throw new Error('observer a throws'); });
-      const b = new PerformanceObserver((list) => seen.push('b:' + list.getEntries().map((e) => e.name).join()));
+      const a = new PerformanceObserver(() => {
+        seen.push('a');
+        throw new Error('observer a throws');
+      });
+      const b = new PerformanceObserver((list) =>
+        seen.push(
+          'b:' +
+            list
+              .getEntries()
+              .map((e) => e.name)
+              .join(),
+        ),
+      );
       a.observe({ type: 'mark' });
       b.observe({ type: 'mark', buffered: true });
       const reported = [];
-      const onError = (ev) => { reported.push(ev.message); ev.preventDefault(); };
+      const onError = (ev) => {
+        reported.push(ev.message);
+        ev.preventDefault();
+      };
       window.addEventListener('error', onError);
       performance.mark('new');
       await new Promise((res) => setTimeout(res, 30));
@@ -626,7 +782,8 @@ forEachEngine((engine) => {
       const taken = c.takeRecords().map((e) => e.name);
       performance.mark('dropped-by-disconnect');
       c.disconnect();
-      a.disconnect(); b.disconnect();
+      a.disconnect();
+      b.disconnect();
       await new Promise((res) => setTimeout(res, 30));
       return { seen, reported, taken };
     });
@@ -642,13 +799,23 @@ forEachEngine((engine) => {
       let opts;
       const po = new PerformanceObserver((list, obs, options) => {
         if (!opts) opts = { ...options };
-        seen.push(...list.getEntries().map((e) => [e.entryType, new URL(e.name).pathname, e instanceof PerformanceEntry]));
+        seen.push(
+          ...list
+            .getEntries()
+            .map((e) => [e.entryType, new URL(e.name).pathname, e instanceof PerformanceEntry]),
+        );
       });
       po.observe({ type: 'resource' });
       await (await fetch('/package.json?observed')).text();
       for (let i = 0; i < 50 && !seen.length; i++) await new Promise((res) => setTimeout(res, 20));
       po.disconnect();
-      return { seen, opts, byType: performance.getEntriesByType('resource').some((e) => e.name.endsWith('/package.json?observed')) };
+      return {
+        seen,
+        opts,
+        byType: performance
+          .getEntriesByType('resource')
+          .some((e) => e.name.endsWith('/package.json?observed')),
+      };
     });
     assert.deepEqual(r.seen, [['resource', '/package.json', true]]);
     assert.equal(typeof r.opts.droppedEntriesCount, 'number');
@@ -658,7 +825,9 @@ forEachEngine((engine) => {
   test('buffered observation of native types: navigation and paint', async () => {
     const r = await run(async () => {
       const seen = [];
-      const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.entryType)));
+      const po = new PerformanceObserver((list) =>
+        seen.push(...list.getEntries().map((e) => e.entryType)),
+      );
       po.observe({ type: 'navigation', buffered: true });
       po.observe({ type: 'paint', buffered: true });
       await new Promise((res) => setTimeout(res, 50));
@@ -672,33 +841,47 @@ forEachEngine((engine) => {
   test('a mixed entryTypes observer gets both owned and native types', async () => {
     const r = await run(async () => {
       const seen = [];
-      const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.entryType)));
+      const po = new PerformanceObserver((list) =>
+        seen.push(...list.getEntries().map((e) => e.entryType)),
+      );
       po.observe({ entryTypes: ['mark', 'resource'] });
       performance.mark('mixed');
       await (await fetch('/package.json?mixed')).text();
-      for (let i = 0; i < 50 && !seen.includes('resource'); i++) await new Promise((res) => setTimeout(res, 20));
+      for (let i = 0; i < 50 && !seen.includes('resource'); i++)
+        await new Promise((res) => setTimeout(res, 20));
       po.disconnect();
       return seen;
     });
     assert.ok(r.includes('mark') && r.includes('resource'), String(r));
   });
 
-  test('classic build with data-force: installed synchronously, usable on the next script',
-    { skip: existsSync(`${ROOT}dist/perfshim.auto.js`) ? false : 'dist/perfshim.auto.js is not built yet (make dist)' }, async () => {
-      const classic = await browser.newPage();
-      try {
-        await classic.goto(`${server.url}/timeline-classic.html`);
-        const r = await classic.evaluate(() => window.classic);
-        assert.deepEqual(r, { global: true, replaced: true, ours: true, timing: 'SyntaxError', sameTimeline: true });
-      } finally {
-        await classic.close();
-      }
-    });
+  test('classic build with data-force: installed synchronously, usable on the next script', {
+    skip: existsSync(`${ROOT}dist/perfshim.auto.js`)
+      ? false
+      : 'dist/perfshim.auto.js is not built yet (make dist)',
+  }, async () => {
+    const classic = await browser.newPage();
+    try {
+      await classic.goto(`${server.url}/timeline-classic.html`);
+      const r = await classic.evaluate(() => window.classic);
+      assert.deepEqual(r, {
+        global: true,
+        replaced: true,
+        ours: true,
+        timing: 'SyntaxError',
+        sameTimeline: true,
+      });
+    } finally {
+      await classic.close();
+    }
+  });
 
   test('the native PerformanceObserver class (held from before install) still receives marks and measures', async () => {
     const r = await run(async () => {
       const seen = [];
-      const po = new window.native.PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => [e.entryType, e.name, e.startTime])));
+      const po = new window.native.PerformanceObserver((list) =>
+        seen.push(...list.getEntries().map((e) => [e.entryType, e.name, e.startTime])),
+      );
       po.observe({ entryTypes: ['mark', 'measure'] });
       performance.mark('to-native', { startTime: 3 });
       performance.measure('to-native-measure', { start: 4, end: 6 });
@@ -706,7 +889,10 @@ forEachEngine((engine) => {
       po.disconnect();
       return { seen, once: performance.getEntriesByName('to-native').length };
     });
-    assert.deepEqual(r.seen, [['mark', 'to-native', 3], ['measure', 'to-native-measure', 4]]);
+    assert.deepEqual(r.seen, [
+      ['mark', 'to-native', 3],
+      ['measure', 'to-native-measure', 4],
+    ]);
     assert.equal(r.once, 1, 'no duplicate in the timeline');
   });
 

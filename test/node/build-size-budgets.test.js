@@ -17,8 +17,13 @@ const BUDGETS = [
 
 for (const [file, ceiling, goal] of BUDGETS) {
   test(`${file} stays within ${ceiling} KB gzipped (goal ${goal} KB)`, (t) => {
-    const kb = gzipSync(readFileSync(new URL(`../../${file}`, import.meta.url)), { level: 9 }).length / 1024;
-    assert.ok(kb <= ceiling, `${file}: ${kb.toFixed(1)} KB gzipped, over its ${ceiling} KB ceiling`);
-    if (kb > goal) t.diagnostic(`${file}: ${kb.toFixed(1)} KB gzipped, goal ${goal} KB not met yet`);
+    const kb =
+      gzipSync(readFileSync(new URL(`../../${file}`, import.meta.url)), { level: 9 }).length / 1024;
+    assert.ok(
+      kb <= ceiling,
+      `${file}: ${kb.toFixed(1)} KB gzipped, over its ${ceiling} KB ceiling`,
+    );
+    if (kb > goal)
+      t.diagnostic(`${file}: ${kb.toFixed(1)} KB gzipped, goal ${goal} KB not met yet`);
   });
 }

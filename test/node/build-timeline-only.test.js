@@ -22,7 +22,10 @@ test('the ESM build marks, measures and queries, and has no profiler or memory',
   assert.equal('Profiler' in timeline, false);
   assert.equal('toCpuProfile' in timeline, false);
   assert.equal(performance.measureUserAgentSpecificMemory, undefined);
-  assert.throws(() => performance.measure('x', 'no-such-mark'), (e) => e instanceof DOMException && e.name === 'SyntaxError');
+  assert.throws(
+    () => performance.measure('x', 'no-such-mark'),
+    (e) => e instanceof DOMException && e.name === 'SyntaxError',
+  );
   // The embedded core is the timeline-only one: no trace functions.
   assert.ok(!readFileSync(dist('timeline.mjs'), 'utf8').includes('ps_trace_'));
 });
@@ -42,7 +45,10 @@ test('the classic script installs synchronously on a bare global', () => {
   const code = readFileSync(dist('perfshim.timeline.auto.js'), 'utf8');
   const context = vm.createContext({ atob, setTimeout, queueMicrotask, TextDecoder }); // what every browser and worker has
   vm.runInContext(code, context);
-  vm.runInContext("performance.mark('a', { startTime: 2 }); globalThis.n = performance.measure('m', 'a').startTime;", context);
+  vm.runInContext(
+    "performance.mark('a', { startTime: 2 }); globalThis.n = performance.measure('m', 'a').startTime;",
+    context,
+  );
   assert.equal(context.n, 2);
   assert.equal(typeof context.perfshim.install, 'function');
   assert.equal(typeof context.PerformanceObserver, 'function');

@@ -10,25 +10,44 @@ import { run } from '../../glue/cli/profile.js';
 const dir = mkdtempSync(join(tmpdir(), 'perfshim-progress-test-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 const script = join(dir, 'slow.mjs');
-writeFileSync(script, `for (let i = 0; i < 6; i++) {
+writeFileSync(
+  script,
+  `for (let i = 0; i < 6; i++) {
   performance.mark('m' + i);
   await new Promise((r) => setTimeout(r, 150));
 }
-`);
+`,
+);
 
 function collector() {
-  const s = { text: '', write(chunk) { s.text += chunk; return true; } };
+  const s = {
+    text: '',
+    write(chunk) {
+      s.text += chunk;
+      return true;
+    },
+  };
   return s;
 }
 
 test('a terminal gets one line rewritten in place, cleared before the summary', async () => {
   const stderr = collector();
-  const code = await run(['--out', join(dir, 'tty'), '--top', '3', script], { stderr, isTTY: true });
+  const code = await run(['--out', join(dir, 'tty'), '--top', '3', script], {
+    stderr,
+    isTTY: true,
+  });
   assert.equal(code, 0, stderr.text);
-  assert.match(stderr.text, /\r\x1b\[Kperfshim: \d+\.\d s, sampling every 1 ms, \d+ marks\/measures buffered/);
+  assert.match(
+    stderr.text,
+    /\r\x1b\[Kperfshim: \d+\.\d s, sampling every 1 ms, \d+ marks\/measures buffered/,
+  );
   const summary = stderr.text.indexOf('perfshim: done after');
   assert.ok(summary > 0);
-  assert.equal(stderr.text.slice(summary - 4, summary), '\r\x1b[K', 'the progress line is cleared first');
+  assert.equal(
+    stderr.text.slice(summary - 4, summary),
+    '\r\x1b[K',
+    'the progress line is cleared first',
+  );
   assert.match(stderr.text, /6 marks\/measures/);
 });
 
@@ -38,6 +57,9 @@ test('not a terminal: plain lines only', async () => {
   assert.equal(code, 0, stderr.text);
   assert.doesNotMatch(stderr.text, /\r|\x1b/);
   assert.match(stderr.text, /^perfshim: profiling .*slow\.mjs every 1 ms$/m);
-  assert.match(stderr.text, /^perfshim: \d+\.\d s, sampling every 1 ms, \d+ marks\/measures buffered$/m);
+  assert.match(
+    stderr.text,
+    /^perfshim: \d+\.\d s, sampling every 1 ms, \d+ marks\/measures buffered$/m,
+  );
   assert.match(stderr.text, /^ {2}.*plain\/trace\.json$/m);
 });

@@ -73,31 +73,64 @@ for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name),
 /** Run the bin; resolves { code, signal, stdout, stderr }. `onStdout(text, child)` for signals. */
 function perfshim(args, { onStdout } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => { stdout += c; if (onStdout) onStdout(stdout, child); });
-    child.stderr.setEncoding('utf8').on('data', (c) => { stderr += c; });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '',
+      stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c;
+      if (onStdout) onStdout(stdout, child);
+    });
+    child.stderr.setEncoding('utf8').on('data', (c) => {
+      stderr += c;
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
 
 const json = (out, name) => JSON.parse(readFileSync(join(dir, out, name), 'utf8'));
-const userTimingNames = (doc) => doc.traceEvents.filter((e) => e.cat === 'blink.user_timing').map((e) => e.name);
+const userTimingNames = (doc) =>
+  doc.traceEvents.filter((e) => e.cat === 'blink.user_timing').map((e) => e.name);
 
 test('an ES module with a worker: every format written, both threads, marks and measures, exit code kept', async () => {
   // --top 1000: every sampled function is listed (which ones make the top 15 depends on load).
-  const r = await perfshim(['profile', '--out', 'out-esm', '--format', 'trace,cpuprofile,speedscope,firefox,pprof', '--interval', '1', '--top', '1000', '--', 'app.mjs']);
+  const r = await perfshim([
+    'profile',
+    '--out',
+    'out-esm',
+    '--format',
+    'trace,cpuprofile,speedscope,firefox,pprof',
+    '--interval',
+    '1',
+    '--top',
+    '1000',
+    '--',
+    'app.mjs',
+  ]);
   assert.equal(r.code, 3, r.stderr);
-  assert.equal(r.stdout, 'app done\n', 'the script\'s stdout is its own');
+  assert.equal(r.stdout, 'app done\n', "the script's stdout is its own");
   assert.deepEqual(readdirSync(join(dir, 'out-esm')).sort(), [
-    'main.cpuprofile', 'main.firefox.json', 'main.pb.gz', 'main.speedscope.json', 'trace.json',
-    'worker-1.cpuprofile', 'worker-1.firefox.json', 'worker-1.pb.gz', 'worker-1.speedscope.json',
+    'main.cpuprofile',
+    'main.firefox.json',
+    'main.pb.gz',
+    'main.speedscope.json',
+    'trace.json',
+    'worker-1.cpuprofile',
+    'worker-1.firefox.json',
+    'worker-1.pb.gz',
+    'worker-1.speedscope.json',
   ]);
   const trace = json('out-esm', 'trace.json');
   const names = userTimingNames(trace);
-  for (const n of ['app:start', 'app:busy', 'worker:start', 'worker:busy']) assert.ok(names.includes(n), `${n} in trace.json`);
-  const tids = new Set(trace.traceEvents.filter((e) => e.name === 'ProfileChunk').map((e) => e.tid));
+  for (const n of ['app:start', 'app:busy', 'worker:start', 'worker:busy'])
+    assert.ok(names.includes(n), `${n} in trace.json`);
+  const tids = new Set(
+    trace.traceEvents.filter((e) => e.name === 'ProfileChunk').map((e) => e.tid),
+  );
   assert.equal(tids.size, 2, 'one CPU profile per thread');
   const functionsOf = (cp) => cp.nodes.map((n) => n.callFrame.functionName);
   assert.ok(functionsOf(json('out-esm', 'main.cpuprofile')).includes('busyMain'));
@@ -113,25 +146,49 @@ test('an ES module with a worker: every format written, both threads, marks and 
   assert.match(r.stderr, /exit code 3; 2 threads/);
 });
 
-test('CommonJS with the user\'s --require and --import preloads; process.exit() still writes', async () => {
-  const r = await perfshim(['profile', '--out=out-cjs', '--require', './preload.cjs', '--import', './preload.mjs', '--format=trace', '--top=1000', 'app.cjs']);
+test("CommonJS with the user's --require and --import preloads; process.exit() still writes", async () => {
+  const r = await perfshim([
+    'profile',
+    '--out=out-cjs',
+    '--require',
+    './preload.cjs',
+    '--import',
+    './preload.mjs',
+    '--format=trace',
+    '--top=1000',
+    'app.cjs',
+  ]);
   assert.equal(r.code, 5, r.stderr);
   assert.equal(r.stdout, '');
   const names = userTimingNames(json('out-cjs', 'trace.json'));
-  assert.ok(names.includes('from-preload'), 'the --require preload\'s mark is captured');
+  assert.ok(names.includes('from-preload'), "the --require preload's mark is captured");
   assert.ok(names.includes('cjs:busy'));
   assert.match(r.stderr, /busyCjs/);
 });
 
-test('an uncaught exception: Node\'s report, exit code 1, files written', async () => {
-  const r = await perfshim(['profile', '--out', 'out-throw', '--format', 'cpuprofile', 'throws.mjs']);
+test("an uncaught exception: Node's report, exit code 1, files written", async () => {
+  const r = await perfshim([
+    'profile',
+    '--out',
+    'out-throw',
+    '--format',
+    'cpuprofile',
+    'throws.mjs',
+  ]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /boom from the script/);
   assert.ok(readdirSync(join(dir, 'out-throw')).includes('main.cpuprofile'));
 });
 
 test('a forked Node process is profiled too, under its own name, and its IPC still works', async () => {
-  const r = await perfshim(['profile', '--out', 'out-fork', '--format', 'trace,cpuprofile', 'forks.mjs']);
+  const r = await perfshim([
+    'profile',
+    '--out',
+    'out-fork',
+    '--format',
+    'trace,cpuprofile',
+    'forks.mjs',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'hello over IPC\n');
   const names = readdirSync(join(dir, 'out-fork')).sort();
@@ -140,15 +197,22 @@ test('a forked Node process is profiled too, under its own name, and its IPC sti
   assert.ok(names.some((n) => /^process-\d+-main\.cpuprofile$/.test(n)));
   const doc = json('out-fork', 'trace.json');
   const fork = doc.traceEvents.find((e) => e.name === 'in-fork');
-  assert.ok(fork, 'the fork\'s mark is in trace.json');
-  assert.notEqual(fork.pid, doc.traceEvents.find((e) => e.name === 'process_name').pid, 'under its own pid');
+  assert.ok(fork, "the fork's mark is in trace.json");
+  assert.notEqual(
+    fork.pid,
+    doc.traceEvents.find((e) => e.name === 'process_name').pid,
+    'under its own pid',
+  );
 });
 
 test('SIGINT stops the script and still writes the files', async () => {
   let sent = false;
   const r = await perfshim(['profile', '--out', 'out-int', '--format', 'trace', 'forever.mjs'], {
     onStdout(text, child) {
-      if (!sent && text.includes('ready')) { sent = true; setTimeout(() => child.kill('SIGINT'), 200); }
+      if (!sent && text.includes('ready')) {
+        sent = true;
+        setTimeout(() => child.kill('SIGINT'), 200);
+      }
     },
   });
   assert.equal(r.code, 130, r.stderr);
@@ -157,7 +221,18 @@ test('SIGINT stops the script and still writes the files', async () => {
 });
 
 test('--duration stops the script after S seconds and writes the files', async () => {
-  const r = await perfshim(['profile', '--duration', '0.5', '--out', 'out-dur', '--format', 'speedscope', '--top', '0', 'forever.mjs']);
+  const r = await perfshim([
+    'profile',
+    '--duration',
+    '0.5',
+    '--out',
+    'out-dur',
+    '--format',
+    'speedscope',
+    '--top',
+    '0',
+    'forever.mjs',
+  ]);
   assert.equal(r.code, 130);
   assert.ok(readdirSync(join(dir, 'out-dur')).includes('main.speedscope.json'));
   assert.doesNotMatch(r.stderr, /self ms/, '--top 0 prints no table');
@@ -206,14 +281,22 @@ test('parseArgs: the script and its own options are passed through untouched', (
   assert.equal(o.interval, 2);
   assert.equal(o.script, 'app.mjs');
   assert.deepEqual(o.args, ['--interval', '9', '--', 'x']);
-  assert.deepEqual(parseArgs(['-r', 'a', '--import=b', '--', '-weird.js']).preloads, ['--require', 'a', '--import', 'b']);
+  assert.deepEqual(parseArgs(['-r', 'a', '--import=b', '--', '-weird.js']).preloads, [
+    '--require',
+    'a',
+    '--import',
+    'b',
+  ]);
   assert.equal(parseArgs(['--', '-weird.js']).script, '-weird.js');
 });
 
 test('topFunctions: self and total time from the samples, recursion counted once', () => {
   const trace = {
     resources: ['file:///a.js'],
-    frames: [{ name: 'main', resourceId: 0, line: 1 }, { name: 'rec', resourceId: 0, line: 5 }],
+    frames: [
+      { name: 'main', resourceId: 0, line: 1 },
+      { name: 'rec', resourceId: 0, line: 5 },
+    ],
     stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }, { frameId: 1, parentId: 1 }],
     samples: [{ timestamp: 0, stackId: 2 }, { timestamp: 2, stackId: 0 }, { timestamp: 3 }],
   };
@@ -224,5 +307,8 @@ test('topFunctions: self and total time from the samples, recursion counted once
   assert.deepEqual([row('main').self, row('main').total], [1, 3]);
   assert.deepEqual([row('(program)').self, row('(program)').total], [1, 1]);
   assert.equal(row('rec').where, '/a.js:5');
-  assert.match(formatTable(top, 2), /^self ms +self +total ms +total +function\n +2\.0 +50\.0% +2\.0 +50\.0% +rec +\/a\.js:5\n/);
+  assert.match(
+    formatTable(top, 2),
+    /^self ms +self +total ms +total +function\n +2\.0 +50\.0% +2\.0 +50\.0% +rec +\/a\.js:5\n/,
+  );
 });

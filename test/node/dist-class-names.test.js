@@ -17,16 +17,32 @@ const report = `
   names.Performance = Object.getPrototypeOf(m.performance).constructor.name;
   console.log(JSON.stringify(names));`;
 const loaders = {
-  'ES module (dist/perfshim.mjs)': ['--input-type=module', '-e',
-    `import * as m from ${JSON.stringify(`${root}dist/perfshim.mjs`)};${report}`],
-  'CommonJS (dist/perfshim.cjs)': ['-e', `const m = require(${JSON.stringify(`${root}dist/perfshim.cjs`)});${report}`],
-  'classic script (dist/perfshim.auto.js)': ['-e', `
+  'ES module (dist/perfshim.mjs)': [
+    '--input-type=module',
+    '-e',
+    `import * as m from ${JSON.stringify(`${root}dist/perfshim.mjs`)};${report}`,
+  ],
+  'CommonJS (dist/perfshim.cjs)': [
+    '-e',
+    `const m = require(${JSON.stringify(`${root}dist/perfshim.cjs`)});${report}`,
+  ],
+  'classic script (dist/perfshim.auto.js)': [
+    '-e',
+    `
     require('node:vm').runInThisContext(require('node:fs').readFileSync(${JSON.stringify(`${root}dist/perfshim.auto.js`)}, 'utf8'));
-    const m = globalThis.perfshim;${report}`],
+    const m = globalThis.perfshim;${report}`,
+  ],
 };
 
-const expected = ['PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure', 'PerformanceObserver',
-  'PerformanceObserverEntryList', 'Profiler', 'Performance'];
+const expected = [
+  'PerformanceEntry',
+  'PerformanceMark',
+  'PerformanceMeasure',
+  'PerformanceObserver',
+  'PerformanceObserverEntryList',
+  'Profiler',
+  'Performance',
+];
 
 for (const [build, args] of Object.entries(loaders)) {
   test(`${build}: every exported class is named after its interface`, () => {

@@ -6,7 +6,12 @@ import { getProfiler } from '../../glue/profiler.js';
 import { outerWork, spinFor } from './fixtures/profiler-work.mjs';
 import { assertTraceInvariants, framesOf } from './profiler-helpers.mjs';
 import { assertCpuProfile, cpuProfileFrames } from './fixtures/export-schemas.mjs';
-import { exportersUnderTest, HAND_BUILT, assertRoundTrip, deep } from './fixtures/export-traces.mjs';
+import {
+  exportersUnderTest,
+  HAND_BUILT,
+  assertRoundTrip,
+  deep,
+} from './fixtures/export-traces.mjs';
 
 const { toCpuProfile, fromCpuProfile } = exportersUnderTest();
 
@@ -64,10 +69,17 @@ test('positions become 0-based in the .cpuprofile and 1-based again in the trace
   const sorted = [...t.samples].sort((a, b) => a.timestamp - b.timestamp);
   cp.samples.forEach((id, i) => {
     const want = framesOf(t, sorted[i]).map((f) => ({
-      name: f.name, url: f.resourceId === undefined ? '' : t.resources[f.resourceId],
-      line: (f.line || 0) - 1, column: (f.column || 0) - 1,
+      name: f.name,
+      url: f.resourceId === undefined ? '' : t.resources[f.resourceId],
+      line: (f.line || 0) - 1,
+      column: (f.column || 0) - 1,
     }));
-    const got = cpuProfileFrames(cp, id).map((cf) => ({ name: cf.functionName, url: cf.url, line: cf.lineNumber, column: cf.columnNumber }));
+    const got = cpuProfileFrames(cp, id).map((cf) => ({
+      name: cf.functionName,
+      url: cf.url,
+      line: cf.lineNumber,
+      column: cf.columnNumber,
+    }));
     assert.deepEqual(got, want, `sample ${i}`);
   });
 });
@@ -75,32 +87,48 @@ test('positions become 0-based in the .cpuprofile and 1-based again in the trace
 test('samples without a stack map to (program), gc-marked ones to (garbage collector)', () => {
   const cp = toCpuProfile(HAND_BUILT.GC_MARKERS);
   const nameOf = new Map(cp.nodes.map((n) => [n.id, n.callFrame.functionName]));
-  assert.deepEqual(cp.samples.map((id) => nameOf.get(id)), ['main', '(garbage collector)', '(garbage collector)', '(program)', 'main']);
+  assert.deepEqual(
+    cp.samples.map((id) => nameOf.get(id)),
+    ['main', '(garbage collector)', '(garbage collector)', '(program)', 'main'],
+  );
   // Both meta nodes hang from the root, as V8 writes them.
-  assert.ok(cp.nodes[0].children.includes(cp.samples[1]) && cp.nodes[0].children.includes(cp.samples[3]));
+  assert.ok(
+    cp.nodes[0].children.includes(cp.samples[1]) && cp.nodes[0].children.includes(cp.samples[3]),
+  );
 });
 
 test('times are µs on the trace clock; sub-µs parts round to the nearest µs', () => {
   const cp = toCpuProfile(HAND_BUILT.SHARED_PREFIXES);
-  assert.equal(cp.startTime, 1235);          // 1.2345678 ms
+  assert.equal(cp.startTime, 1235); // 1.2345678 ms
   assert.deepEqual(cp.timeDeltas, [0, 765, 0, 2000, 1000, 2000]);
   assert.equal(cp.endTime, 7000);
   const back = fromCpuProfile(cp);
-  assert.deepEqual(back.samples.map((s) => s.timestamp), [1.235, 2, 2, 4, 5, 7]);
+  assert.deepEqual(
+    back.samples.map((s) => s.timestamp),
+    [1.235, 2, 2, 4, 5, 7],
+  );
 });
 
 test('fromCpuProfile with offsetMs moves a foreign profile onto another clock', () => {
   const cp = toCpuProfile(HAND_BUILT.GC_MARKERS);
   const shifted = { ...cp, startTime: cp.startTime + 5e9, endTime: cp.endTime + 5e9 };
   const back = fromCpuProfile(shifted, { offsetMs: 5e6 });
-  assert.deepEqual(back.samples.map((s) => s.timestamp), [10, 11, 12, 13, 14]);
+  assert.deepEqual(
+    back.samples.map((s) => s.timestamp),
+    [10, 11, 12, 13, 14],
+  );
 });
 
 test('a .cpuprofile whose nodes name their parent (the ProfileChunk form) imports too', () => {
   const cp = toCpuProfile(HAND_BUILT.SHARED_PREFIXES);
   const parent = new Map();
   for (const n of cp.nodes) for (const c of n.children) parent.set(c, n.id);
-  const withParents = { ...cp, nodes: cp.nodes.map(({ children, hitCount, ...n }) => (parent.has(n.id) ? { ...n, parent: parent.get(n.id) } : n)) };
+  const withParents = {
+    ...cp,
+    nodes: cp.nodes.map(({ children, hitCount, ...n }) =>
+      parent.has(n.id) ? { ...n, parent: parent.get(n.id) } : n,
+    ),
+  };
   assertRoundTrip(HAND_BUILT.SHARED_PREFIXES, fromCpuProfile(withParents));
 });
 
@@ -112,7 +140,12 @@ test('a very deep stack (100,000 frames) exports and imports without recursion',
 });
 
 test('lone surrogates in names reach the .cpuprofile as \\u escapes', () => {
-  const t = { resources: [], frames: [{ name: 'a\ud800b' }], stacks: [{ frameId: 0 }], samples: [{ timestamp: 1, stackId: 0 }] };
+  const t = {
+    resources: [],
+    frames: [{ name: 'a\ud800b' }],
+    stacks: [{ frameId: 0 }],
+    samples: [{ timestamp: 1, stackId: 0 }],
+  };
   const cp = toCpuProfile(t);
   assert.equal(cp.nodes.find((n) => n.id === cp.samples[0]).callFrame.functionName, 'a\ud800b');
 });
@@ -124,27 +157,55 @@ test('a .cpuprofile written by node --cpu-prof imports, and exports back with th
   const { join } = await import('node:path');
   const dir = mkdtempSync(join(tmpdir(), 'perfshim-cpuprof-'));
   try {
-    const work = 'function leaf(n){let x=0;for(let i=0;i<n;i++)x+=Math.sqrt(i);return x}' +
+    const work =
+      'function leaf(n){let x=0;for(let i=0;i<n;i++)x+=Math.sqrt(i);return x}' +
       'function mid(){return leaf(2e5)}const end=Date.now()+150;while(Date.now()<end)mid();';
-    execFileSync(process.execPath, ['--cpu-prof', '--cpu-prof-interval', '500', '--cpu-prof-dir', dir, '-e', work]);
+    execFileSync(process.execPath, [
+      '--cpu-prof',
+      '--cpu-prof-interval',
+      '500',
+      '--cpu-prof-dir',
+      dir,
+      '-e',
+      work,
+    ]);
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     const text = readFileSync(join(dir, file), 'utf8');
     const original = JSON.parse(text);
     const t = fromCpuProfile(text, { offsetMs: original.startTime / 1000 });
     assertTraceInvariants(t);
-    assert.ok(t.frames.some((f) => f.name === 'leaf') && t.frames.some((f) => f.name === 'mid'), 'named functions arrive');
+    assert.ok(
+      t.frames.some((f) => f.name === 'leaf') && t.frames.some((f) => f.name === 'mid'),
+      'named functions arrive',
+    );
     // Every V8 sample, in time order, against the trace's samples: same frames, same µs.
     const rows = [];
     let at = original.startTime;
     original.samples.forEach((id, k) => {
       at += original.timeDeltas[k];
-      rows.push([at, cpuProfileFrames(original, id).map((cf) => [cf.functionName, cf.url, cf.lineNumber + 1, cf.columnNumber + 1])]);
+      rows.push([
+        at,
+        cpuProfileFrames(original, id).map((cf) => [
+          cf.functionName,
+          cf.url,
+          cf.lineNumber + 1,
+          cf.columnNumber + 1,
+        ]),
+      ]);
     });
     rows.sort((a, b) => a[0] - b[0]);
     assert.equal(t.samples.length, rows.length);
     t.samples.forEach((s, k) => {
-      assert.ok(Math.abs(s.timestamp - (rows[k][0] - original.startTime) / 1000) <= 0.001 + 1e-9, `sample ${k} time`);
-      const got = framesOf(t, s).map((f) => [f.name, f.resourceId === undefined ? '' : t.resources[f.resourceId], f.line || 0, f.column || 0]);
+      assert.ok(
+        Math.abs(s.timestamp - (rows[k][0] - original.startTime) / 1000) <= 0.001 + 1e-9,
+        `sample ${k} time`,
+      );
+      const got = framesOf(t, s).map((f) => [
+        f.name,
+        f.resourceId === undefined ? '' : t.resources[f.resourceId],
+        f.line || 0,
+        f.column || 0,
+      ]);
       assert.deepEqual(got, rows[k][1], `sample ${k} frames`);
     });
     assertRoundTrip(t, fromCpuProfile(toCpuProfile(t)));

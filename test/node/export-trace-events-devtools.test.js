@@ -27,8 +27,14 @@ function workloadBeta(ms) {
   return x + workloadAlpha(ms / 2);
 }
 
-const MARK_DETAIL = { phase: 'alpha', devtools: { dataType: 'marker', color: 'primary', tooltipText: 'alpha starts' } };
-const MEASURE_DETAIL = { items: 3, devtools: { dataType: 'track-entry', track: 'perfshim work', tooltipText: 'both' } };
+const MARK_DETAIL = {
+  phase: 'alpha',
+  devtools: { dataType: 'marker', color: 'primary', tooltipText: 'alpha starts' },
+};
+const MEASURE_DETAIL = {
+  items: 3,
+  devtools: { dataType: 'track-entry', track: 'perfshim work', tooltipText: 'both' },
+};
 let trace, doc, parsed;
 
 before(async () => {
@@ -46,16 +52,25 @@ before(async () => {
   parsed = model.parsedTrace().data;
 });
 
-const mainThreads = () => [...parsed.Renderer.processes.values()]
-  .flatMap((proc) => [...proc.threads.values()].map((t) => ({ proc, t }))).filter(({ t }) => t.name === 'CrRendererMain');
+const mainThreads = () =>
+  [...parsed.Renderer.processes.values()]
+    .flatMap((proc) => [...proc.threads.values()].map((t) => ({ proc, t })))
+    .filter(({ t }) => t.name === 'CrRendererMain');
 
-test('the renderer process and its CrRendererMain thread are kept, with the main script\'s URL', () => {
+test("the renderer process and its CrRendererMain thread are kept, with the main script's URL", () => {
   const main = mainThreads();
   assert.equal(main.length, 1, 'one main thread');
   const { proc, t } = main[0];
-  assert.equal(proc.url, new URL(`file://${fileURLToPath(import.meta.url)}`).href, 'the page URL: this script\'s file: URL');
+  assert.equal(
+    proc.url,
+    new URL(`file://${fileURLToPath(import.meta.url)}`).href,
+    "the page URL: this script's file: URL",
+  );
   assert.equal(proc.isOnMainFrame, true);
-  assert.ok(t.entries.some((e) => e.name === 'ProfileCall'), 'the samples are on the track');
+  assert.ok(
+    t.entries.some((e) => e.name === 'ProfileCall'),
+    'the samples are on the track',
+  );
 });
 
 test('the Bottom-up tree has the named workload functions with self time', () => {
@@ -77,7 +92,10 @@ test('the Bottom-up tree has the named workload functions with self time', () =>
   for (const name of ['workloadAlpha', 'workloadBeta']) {
     assert.ok(self.get(name) > 5, `${name} self time ${self.get(name)} ms (${[...self.keys()]})`);
   }
-  assert.ok(self.get('workloadAlpha') > self.get('workloadBeta') / 4, 'alpha runs twice (alone and under beta)');
+  assert.ok(
+    self.get('workloadAlpha') > self.get('workloadBeta') / 4,
+    'alpha runs twice (alone and under beta)',
+  );
 });
 
 test('marks and measures are there, with their details where DevTools reads them', () => {
@@ -85,21 +103,35 @@ test('marks and measures are there, with their details where DevTools reads them
   const marks = new Map(ut.performanceMarks.map((m) => [m.name, m]));
   assert.deepEqual([...marks.keys()].sort(), ['alpha:start', 'beta:start']);
   const alpha = marks.get('alpha:start');
-  assert.equal(typeof alpha.args.data.detail, 'string', 'a JSON string, like Chromium\'s own traces');
+  assert.equal(
+    typeof alpha.args.data.detail,
+    'string',
+    "a JSON string, like Chromium's own traces",
+  );
   assert.deepEqual(JSON.parse(alpha.args.data.detail), MARK_DETAIL);
   assert.deepEqual(JSON.parse(marks.get('beta:start').args.data.detail), { phase: 'beta' });
   const measures = new Map(ut.performanceMeasures.map((m) => [m.name, m]));
   assert.deepEqual([...measures.keys()].sort(), ['alpha+beta', 'beta']);
-  assert.deepEqual(JSON.parse(measures.get('alpha+beta').args.data.beginEvent.args.detail), MEASURE_DETAIL);
+  assert.deepEqual(
+    JSON.parse(measures.get('alpha+beta').args.data.beginEvent.args.detail),
+    MEASURE_DETAIL,
+  );
   const span = measures.get('alpha+beta');
   assert.equal(span.ts, alpha.ts, 'the measure starts at its start mark');
 });
 
-test('DevTools extension entries from details: the mark\'s marker and the measure\'s track entry', () => {
+test("DevTools extension entries from details: the mark's marker and the measure's track entry", () => {
   const ext = parsed.ExtensionTraceData;
-  assert.deepEqual(ext.extensionMarkers.map((m) => m.name), ['alpha:start']);
+  assert.deepEqual(
+    ext.extensionMarkers.map((m) => m.name),
+    ['alpha:start'],
+  );
   assert.deepEqual(ext.extensionMarkers[0].devtoolsObj, MARK_DETAIL.devtools);
-  assert.deepEqual(ext.extensionMarkers[0].userDetail, { phase: 'alpha' }, 'the detail drawer\'s content');
+  assert.deepEqual(
+    ext.extensionMarkers[0].userDetail,
+    { phase: 'alpha' },
+    "the detail drawer's content",
+  );
   const tracks = ext.extensionTrackData.map((t) => t.name);
   assert.ok(tracks.includes('perfshim work'), `tracks: ${tracks}`);
 });
@@ -115,7 +147,9 @@ test('RunTask ends one interval after the last sample, and the last sample stays
   assert.equal(task.ts + task.dur, times.at(-1) + interval);
   // The calls the last sample stands in (identical consecutive samples are one call).
   const at = times.at(-1);
-  const calls = t.entries.filter((e) => e.name === 'ProfileCall' && e.ts <= at && at < e.ts + e.dur);
+  const calls = t.entries.filter(
+    (e) => e.name === 'ProfileCall' && e.ts <= at && at < e.ts + e.dur,
+  );
   assert.ok(calls.length > 0, 'the last sample is in a call that lasts past it');
   const last = calls.reduce((a, b) => (b.ts >= a.ts ? b : a));
   assert.ok(last.ts + last.dur <= task.ts + task.dur, 'inside the task');
@@ -128,6 +162,12 @@ test('options.url sets the page URL; a string that is not a URL is a TypeError',
   const d = toTraceEvents(trace, { url: 'https://example.test/app' });
   const started = d.traceEvents.find((e) => e.name === 'TracingStartedInBrowser');
   assert.equal(started.args.data.frames[0].url, 'https://example.test/app');
-  assert.throws(() => toTraceEvents(trace, { url: 'not a url' }), (e) => e instanceof TypeError && e.name === 'TypeError');
-  assert.throws(() => toTraceEvents(trace, { url: 5 }), (e) => e instanceof TypeError && e.name === 'TypeError');
+  assert.throws(
+    () => toTraceEvents(trace, { url: 'not a url' }),
+    (e) => e instanceof TypeError && e.name === 'TypeError',
+  );
+  assert.throws(
+    () => toTraceEvents(trace, { url: 5 }),
+    (e) => e instanceof TypeError && e.name === 'TypeError',
+  );
 });

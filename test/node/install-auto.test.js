@@ -13,8 +13,16 @@ test('auto install reports that it installed the timeline', () => {
   assert.ok(Array.isArray(installed.reasons.timeline) && installed.reasons.timeline.length > 0);
 });
 
-test('globalThis.performance.mark and friends are perfshim\'s', () => {
-  for (const m of ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType', 'getEntriesByName']) {
+test("globalThis.performance.mark and friends are perfshim's", () => {
+  for (const m of [
+    'mark',
+    'measure',
+    'clearMarks',
+    'clearMeasures',
+    'getEntries',
+    'getEntriesByType',
+    'getEntriesByName',
+  ]) {
     assert.equal(globalThis.performance[m], ponyfill.performance[m], `performance.${m}`);
   }
   const m = performance.mark('global');
@@ -22,8 +30,14 @@ test('globalThis.performance.mark and friends are perfshim\'s', () => {
   assert.equal(Object.getPrototypeOf(m), ponyfill.PerformanceMark.prototype);
 });
 
-test('the interface globals are perfshim\'s', () => {
-  for (const name of ['PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure', 'PerformanceObserver', 'PerformanceObserverEntryList']) {
+test("the interface globals are perfshim's", () => {
+  for (const name of [
+    'PerformanceEntry',
+    'PerformanceMark',
+    'PerformanceMeasure',
+    'PerformanceObserver',
+    'PerformanceObserverEntryList',
+  ]) {
     assert.equal(globalThis[name], ponyfill[name], name);
     const d = Object.getOwnPropertyDescriptor(globalThis, name);
     assert.equal(d.enumerable, false, `${name} is not enumerable, like WebIDL interface objects`);
@@ -32,7 +46,7 @@ test('the interface globals are perfshim\'s', () => {
   }
 });
 
-test('perf_hooks\' performance is the same object and works with perfshim\'s methods', () => {
+test("perf_hooks' performance is the same object and works with perfshim's methods", () => {
   assert.equal(perfHooks.performance, globalThis.performance);
   const m = perfHooks.performance.mark('via-perf-hooks', { detail: { x: 1 } });
   assert.ok(m instanceof PerformanceMark);
@@ -54,7 +68,10 @@ test('performance.now(), timeOrigin and toJSON() still work', () => {
   assert.equal(typeof t1, 'number');
   assert.ok(t2 >= t1);
   assert.equal(typeof performance.timeOrigin, 'number');
-  assert.ok(Math.abs(performance.timeOrigin + performance.now() - Date.now()) < 1000, 'timeOrigin + now() is about Date.now()');
+  assert.ok(
+    Math.abs(performance.timeOrigin + performance.now() - Date.now()) < 1000,
+    'timeOrigin + now() is about Date.now()',
+  );
   const json = performance.toJSON();
   assert.equal(typeof json, 'object');
   assert.equal(json.timeOrigin, performance.timeOrigin);
@@ -70,7 +87,9 @@ test('marks use the same clock as performance.now()', () => {
 
 test('Node extras on performance still work (timerify, eventLoopUtilization, nodeTiming)', () => {
   assert.equal(typeof performance.timerify, 'function');
-  const f = performance.timerify(function twice(x) { return 2 * x; });
+  const f = performance.timerify(function twice(x) {
+    return 2 * x;
+  });
   assert.equal(f(21), 42);
   const elu = performance.eventLoopUtilization();
   assert.equal(typeof elu.utilization, 'number');
@@ -86,9 +105,18 @@ test('the installed methods are enumerable prototype methods, not own properties
 });
 
 test('installed performance.mark() behaves per spec (exception types survive install)', () => {
-  assert.throws(() => performance.measure('x', 'no-such-mark'), (e) => e instanceof DOMException && e.name === 'SyntaxError');
-  assert.throws(() => performance.mark('x', { startTime: -1 }), (e) => e instanceof TypeError);
-  assert.throws(() => performance.measure('x', 'navigationStart'), (e) => e instanceof TypeError);
+  assert.throws(
+    () => performance.measure('x', 'no-such-mark'),
+    (e) => e instanceof DOMException && e.name === 'SyntaxError',
+  );
+  assert.throws(
+    () => performance.mark('x', { startTime: -1 }),
+    (e) => e instanceof TypeError,
+  );
+  assert.throws(
+    () => performance.measure('x', 'navigationStart'),
+    (e) => e instanceof TypeError,
+  );
   assert.throws(() => new PerformanceMeasure(), TypeError);
 });
 

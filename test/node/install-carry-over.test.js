@@ -26,12 +26,18 @@ test('the host entries were native ones (sanity)', () => {
 test('native marks made before install are in the new timeline with their values', () => {
   const pre = performance.getEntriesByName('pre', 'mark');
   assert.equal(pre.length, 2);
-  assert.deepEqual(pre.map((e) => e.startTime), [5, 7]);
+  assert.deepEqual(
+    pre.map((e) => e.startTime),
+    [5, 7],
+  );
   assert.deepEqual(pre[0].detail, { from: 'native' });
   assert.equal(pre[1].detail, null);
   assert.equal(pre[0].entryType, 'mark');
   assert.equal(pre[0].duration, 0);
-  assert.ok(pre[0] instanceof globalThis.PerformanceMark, 'carried-over marks are perfshim PerformanceMarks');
+  assert.ok(
+    pre[0] instanceof globalThis.PerformanceMark,
+    'carried-over marks are perfshim PerformanceMarks',
+  );
 });
 
 test('native measures made before install are carried over too', () => {
@@ -47,11 +53,18 @@ test('native measures made before install are carried over too', () => {
 
 test('carried-over entries are listed once, in time order with new ones', () => {
   const marks = performance.getEntriesByType('mark');
-  assert.deepEqual(marks.map((e) => `${e.name}@${e.startTime}`), ['pre2@2', 'pre@5', 'pre@7']);
+  assert.deepEqual(
+    marks.map((e) => `${e.name}@${e.startTime}`),
+    ['pre2@2', 'pre@5', 'pre@7'],
+  );
   const later = performance.mark('post', { startTime: 6 });
-  const all = performance.getEntries().filter((e) => e.entryType === 'mark' || e.entryType === 'measure');
-  assert.deepEqual(all.map((e) => `${e.entryType}:${e.name}`),
-    ['mark:pre2', 'measure:pre-measure', 'mark:pre', 'mark:post', 'mark:pre']);
+  const all = performance
+    .getEntries()
+    .filter((e) => e.entryType === 'mark' || e.entryType === 'measure');
+  assert.deepEqual(
+    all.map((e) => `${e.entryType}:${e.name}`),
+    ['mark:pre2', 'measure:pre-measure', 'mark:pre', 'mark:post', 'mark:pre'],
+  );
   assert.equal(all[3], later);
 });
 

@@ -12,11 +12,22 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const built = existsSync(`${root}dist/perfshim.cjs`) && existsSync(`${root}dist/auto.cjs`);
 const skip = built ? false : 'dist/perfshim.cjs is not built yet (run `make dist`)';
 
-test('require("perfshim") (self-reference through package.json exports) loads the CommonJS build', { skip }, () => {
+test('require("perfshim") (self-reference through package.json exports) loads the CommonJS build', {
+  skip,
+}, () => {
   const cjs = require('perfshim');
   assert.equal(require.resolve('perfshim'), `${root}dist/perfshim.cjs`);
-  for (const k of ['performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure', 'PerformanceObserver',
-    'PerformanceObserverEntryList', 'install', 'setBufferLimit', 'droppedEntries']) {
+  for (const k of [
+    'performance',
+    'PerformanceEntry',
+    'PerformanceMark',
+    'PerformanceMeasure',
+    'PerformanceObserver',
+    'PerformanceObserverEntryList',
+    'install',
+    'setBufferLimit',
+    'droppedEntries',
+  ]) {
     assert.ok(k in cjs, `exports ${k}`);
   }
   const m = cjs.performance.mark('cjs', { detail: { a: 1 } });
@@ -47,7 +58,16 @@ test('require("perfshim/auto") installs on the globals synchronously', { skip },
 
 test('the CommonJS build throws the same exception types', { skip }, () => {
   const { performance: p } = require('perfshim');
-  assert.throws(() => p.measure('x', 'no-such-mark'), (e) => e instanceof DOMException && e.name === 'SyntaxError');
-  assert.throws(() => p.measure('x', { start: 1, duration: 1, end: 2 }), (e) => e instanceof TypeError);
-  assert.throws(() => p.mark('x', { detail: () => {} }), (e) => e instanceof DOMException && e.name === 'DataCloneError');
+  assert.throws(
+    () => p.measure('x', 'no-such-mark'),
+    (e) => e instanceof DOMException && e.name === 'SyntaxError',
+  );
+  assert.throws(
+    () => p.measure('x', { start: 1, duration: 1, end: 2 }),
+    (e) => e instanceof TypeError,
+  );
+  assert.throws(
+    () => p.mark('x', { detail: () => {} }),
+    (e) => e instanceof DOMException && e.name === 'DataCloneError',
+  );
 });

@@ -34,7 +34,7 @@ test('installed (sanity)', () => {
   assert.notEqual(globalThis.PerformanceObserver, NativeObserver);
 });
 
-test('supportedEntryTypes lists Node\'s own types plus mark and measure', () => {
+test("supportedEntryTypes lists Node's own types plus mark and measure", () => {
   const types = PerformanceObserver.supportedEntryTypes;
   for (const t of NativeObserver.supportedEntryTypes) assert.ok(types.includes(t), t);
   assert.ok(types.includes('mark') && types.includes('measure'));
@@ -51,16 +51,22 @@ test('fetch() resource entries are visible in getEntriesByType, getEntriesByName
   assert.equal(resources.length, 1, 'one resource entry for the fetch');
   const r = resources[0];
   assert.equal(r.entryType, 'resource');
-  assert.ok(r instanceof PerformanceEntry, 'host entries are PerformanceEntry instances for the installed interface');
+  assert.ok(
+    r instanceof PerformanceEntry,
+    'host entries are PerformanceEntry instances for the installed interface',
+  );
   assert.equal(typeof r.toJSON, 'function');
   assert.deepEqual(performance.getEntriesByName(url), [r]);
   assert.deepEqual(performance.getEntriesByName(url, 'resource'), [r]);
   assert.deepEqual(performance.getEntriesByName(url, 'mark'), []);
   const all = performance.getEntries();
-  const i1 = all.indexOf(m1), ir = all.indexOf(r), i2 = all.indexOf(m2);
+  const i1 = all.indexOf(m1),
+    ir = all.indexOf(r),
+    i2 = all.indexOf(m2);
   assert.ok(i1 >= 0 && ir >= 0 && i2 >= 0, 'marks and the resource entry are all in getEntries()');
   assert.ok(i1 < ir && ir < i2, `merged in time order: ${i1} < ${ir} < ${i2}`);
-  for (let i = 1; i < all.length; i++) assert.ok(all[i - 1].startTime <= all[i].startTime, `sorted at ${i}`);
+  for (let i = 1; i < all.length; i++)
+    assert.ok(all[i - 1].startTime <= all[i].startTime, `sorted at ${i}`);
 });
 
 test('the PerformanceEntry getters read host entries', async () => {
@@ -73,16 +79,21 @@ test('the PerformanceEntry getters read host entries', async () => {
 
 test('a new fetch is delivered to the installed PerformanceObserver ({type: "resource"})', async () => {
   const seen = [];
-  const po = new PerformanceObserver((list, obs, options) => seen.push({ names: list.getEntries().map((e) => e.name), options }));
+  const po = new PerformanceObserver((list, obs, options) =>
+    seen.push({ names: list.getEntries().map((e) => e.name), options }),
+  );
   po.observe({ type: 'resource' });
   await (await fetch(`${base}/observed`)).text();
   await tick(50);
   po.disconnect();
-  assert.deepEqual(seen.flatMap((s) => s.names), [`${base}/observed`]);
+  assert.deepEqual(
+    seen.flatMap((s) => s.names),
+    [`${base}/observed`],
+  );
   assert.equal(typeof seen[0].options.droppedEntriesCount, 'number');
 });
 
-test('buffered: true for a host type delivers the host\'s earlier entries', async () => {
+test("buffered: true for a host type delivers the host's earlier entries", async () => {
   const seen = [];
   const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));
   po.observe({ type: 'resource', buffered: true });
@@ -93,7 +104,9 @@ test('buffered: true for a host type delivers the host\'s earlier entries', asyn
 
 test('one observer gets host and perfshim types ({entryTypes: ["mark", "resource"]})', async () => {
   const seen = [];
-  const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => `${e.entryType}:${e.name}`)));
+  const po = new PerformanceObserver((list) =>
+    seen.push(...list.getEntries().map((e) => `${e.entryType}:${e.name}`)),
+  );
   po.observe({ entryTypes: ['mark', 'resource'] });
   performance.mark('mixed');
   await (await fetch(`${base}/mixed`)).text();
@@ -107,7 +120,9 @@ test('timerify() function entries reach the installed PerformanceObserver', asyn
   const seen = [];
   const po = new PerformanceObserver((list) => seen.push(...list.getEntries()));
   po.observe({ type: 'function' });
-  const f = perfHooks.performance.timerify(function timedWork() { return 7; });
+  const f = perfHooks.performance.timerify(function timedWork() {
+    return 7;
+  });
   assert.equal(f(), 7);
   await until(() => seen.length > 0);
   po.disconnect();
@@ -133,7 +148,10 @@ test('timerify() function entries with entryTypes: delivered or in takeRecords()
 test('getEntriesByType("function") is what the host buffers', () => {
   const ours = performance.getEntriesByType('function');
   const host = nativeGetByType.call(performance, 'function');
-  assert.deepEqual(ours.map((e) => e.name), host.map((e) => e.name));
+  assert.deepEqual(
+    ours.map((e) => e.name),
+    host.map((e) => e.name),
+  );
 });
 
 test('clearMarks() does not remove host entries', () => {

@@ -5,15 +5,20 @@
 // "Install, never break the host" (DESIGN.md). Own process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PerformanceObserver as NodeObserver, performance as nodePerformance } from 'node:perf_hooks';
+import {
+  PerformanceObserver as NodeObserver,
+  performance as nodePerformance,
+} from 'node:perf_hooks';
 import '../../glue/auto.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 30));
 
-test('perf_hooks\' own PerformanceObserver still receives marks and measures after install', async () => {
+test("perf_hooks' own PerformanceObserver still receives marks and measures after install", async () => {
   assert.notEqual(globalThis.PerformanceObserver, NodeObserver, 'sanity: installed');
   const seen = [];
-  const po = new NodeObserver((list) => seen.push(...list.getEntries().map((e) => `${e.entryType}:${e.name}`)));
+  const po = new NodeObserver((list) =>
+    seen.push(...list.getEntries().map((e) => `${e.entryType}:${e.name}`)),
+  );
   po.observe({ entryTypes: ['mark', 'measure'] });
   nodePerformance.mark('ph-mark');
   nodePerformance.measure('ph-measure', 'ph-mark');
@@ -22,12 +27,12 @@ test('perf_hooks\' own PerformanceObserver still receives marks and measures aft
   assert.deepEqual(seen, ['mark:ph-mark', 'measure:ph-measure']);
 });
 
-test('after that, perfshim\'s timeline holds each entry once (no duplicate from the host)', () => {
+test("after that, perfshim's timeline holds each entry once (no duplicate from the host)", () => {
   assert.equal(nodePerformance.getEntriesByName('ph-mark').length, 1);
   assert.equal(performance.getEntriesByName('ph-measure').length, 1);
 });
 
-test('entries reaching perf_hooks\' observer keep name, startTime, duration and detail', async () => {
+test("entries reaching perf_hooks' observer keep name, startTime, duration and detail", async () => {
   const seen = [];
   const po = new NodeObserver((list) => seen.push(...list.getEntries()));
   po.observe({ type: 'mark' });
@@ -37,13 +42,23 @@ test('entries reaching perf_hooks\' observer keep name, startTime, duration and 
   await tick();
   po.disconnect();
   const byName = Object.fromEntries(seen.map((e) => [e.name, e]));
-  assert.deepEqual([byName.valued.entryType, byName.valued.startTime, byName.valued.duration], ['mark', 12.5, 0]);
+  assert.deepEqual(
+    [byName.valued.entryType, byName.valued.startTime, byName.valued.duration],
+    ['mark', 12.5, 0],
+  );
   assert.deepEqual(byName.valued.detail, { k: 'v' });
-  assert.deepEqual([byName['valued-measure'].entryType, byName['valued-measure'].startTime, byName['valued-measure'].duration], ['measure', 2, 7]);
+  assert.deepEqual(
+    [
+      byName['valued-measure'].entryType,
+      byName['valued-measure'].startTime,
+      byName['valued-measure'].duration,
+    ],
+    ['measure', 2, 7],
+  );
   assert.deepEqual(byName['valued-measure'].detail, [1]);
 });
 
-test('after disconnect(), perf_hooks\' observer receives nothing more', async () => {
+test("after disconnect(), perf_hooks' observer receives nothing more", async () => {
   const seen = [];
   const po = new NodeObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));
   po.observe({ type: 'mark' });
@@ -53,7 +68,7 @@ test('after disconnect(), perf_hooks\' observer receives nothing more', async ()
   assert.deepEqual(seen, []);
 });
 
-test('perf_hooks\' observer with buffered: true gets the marks already in the (perfshim) timeline', async () => {
+test("perf_hooks' observer with buffered: true gets the marks already in the (perfshim) timeline", async () => {
   nodePerformance.mark('buffered-before-observe');
   const seen = [];
   const po = new NodeObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));

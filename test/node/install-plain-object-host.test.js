@@ -20,7 +20,9 @@ function run(host, body) {
     out.forIn = []; for (const k in {}) out.forIn.push(k);
     try { structuredClone({ a: 1 }); out.cloneOk = true; } catch (e) { out.cloneOk = e.name; }
     console.log(JSON.stringify(out));`;
-  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', src], { encoding: 'utf8' });
+  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', src], {
+    encoding: 'utf8',
+  });
   return JSON.parse(stdout);
 }
 
@@ -37,8 +39,17 @@ const USE_INSTALLED = `
     out.ownMethods = ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType',
       'getEntriesByName', 'measureUserAgentSpecificMemory', 'measureMemory'].filter((k) => Object.hasOwn(host, k));
     out.clock = Math.abs(performance.now() - Date.now()) < 1000;`;
-const ALL_METHODS = ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType',
-  'getEntriesByName', 'measureUserAgentSpecificMemory', 'measureMemory'];
+const ALL_METHODS = [
+  'mark',
+  'measure',
+  'clearMarks',
+  'clearMeasures',
+  'getEntries',
+  'getEntriesByType',
+  'getEntriesByName',
+  'measureUserAgentSpecificMemory',
+  'measureMemory',
+];
 
 function checkInstalled(out) {
   assert.deepEqual(out.protoAdded, [], 'nothing defined on Object.prototype');
@@ -48,8 +59,8 @@ function checkInstalled(out) {
   assert.deepEqual(out.mark, ['PerformanceMark', 1]);
   assert.equal(out.found, 1);
   assert.equal(out.measured, 'a-b');
-  assert.deepEqual(out.ownMethods, ALL_METHODS, 'the methods are the host object\'s own');
-  assert.equal(out.clock, true, 'performance.now() is still the host\'s clock');
+  assert.deepEqual(out.ownMethods, ALL_METHODS, "the methods are the host object's own");
+  assert.equal(out.clock, true, "performance.now() is still the host's clock");
 }
 
 test('import auto with a plain-object performance installs onto that object only', () => {
@@ -57,18 +68,26 @@ test('import auto with a plain-object performance installs onto that object only
 });
 
 test('install() with a plain-object performance installs onto that object only', () => {
-  checkInstalled(run(PLAIN, `
+  checkInstalled(
+    run(
+      PLAIN,
+      `
     const { install } = await import(${JSON.stringify(`${glue}index.js`)});
-    out.installed = install().installed;${USE_INSTALLED}`));
+    out.installed = install().installed;${USE_INSTALLED}`,
+    ),
+  );
 });
 
 test('a null-prototype performance: the ponyfill import works and uses the host clock', () => {
-  const out = run(NULL_PROTO, `
+  const out = run(
+    NULL_PROTO,
+    `
     const p = await import(${JSON.stringify(`${glue}index.js`)});
     const m = p.performance.mark('ponyfill');
     out.ok = m instanceof p.PerformanceMark && p.performance.getEntriesByName('ponyfill')[0] === m;
     out.clock = Math.abs(p.performance.now() + p.performance.timeOrigin - Date.now()) < 1000;
-    out.untouched = Object.keys(host);`);
+    out.untouched = Object.keys(host);`,
+  );
   assert.equal(out.ok, true);
   assert.equal(out.clock, true);
   assert.deepEqual(out.untouched, ['now'], 'the ponyfill touches no globals');
@@ -76,7 +95,12 @@ test('a null-prototype performance: the ponyfill import works and uses the host 
 });
 
 test('install() with a null-prototype performance installs onto that object', () => {
-  checkInstalled(run(NULL_PROTO, `
+  checkInstalled(
+    run(
+      NULL_PROTO,
+      `
     const { install } = await import(${JSON.stringify(`${glue}index.js`)});
-    install();${USE_INSTALLED}`));
+    install();${USE_INSTALLED}`,
+    ),
+  );
 });

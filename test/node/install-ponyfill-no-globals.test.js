@@ -7,7 +7,15 @@ const g = globalThis;
 const before = {
   proto: { ...Object.getOwnPropertyDescriptors(Object.getPrototypeOf(g.performance)) },
   performance: g.performance,
-  globals: Object.fromEntries(['PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure', 'PerformanceObserver', 'PerformanceObserverEntryList'].map((n) => [n, g[n]])),
+  globals: Object.fromEntries(
+    [
+      'PerformanceEntry',
+      'PerformanceMark',
+      'PerformanceMeasure',
+      'PerformanceObserver',
+      'PerformanceObserverEntryList',
+    ].map((n) => [n, g[n]]),
+  ),
   keys: Reflect.ownKeys(g),
 };
 const nativeMark = g.performance.mark('native-before');
@@ -23,7 +31,7 @@ test('the host Performance prototype is untouched', () => {
   assert.equal(g.performance, before.performance);
 });
 
-test('the interface globals are the host\'s, and no global was added', () => {
+test("the interface globals are the host's, and no global was added", () => {
   for (const [n, v] of Object.entries(before.globals)) assert.equal(g[n], v, n);
   const added = Reflect.ownKeys(g).filter((k) => !before.keys.includes(k) && typeof k === 'string');
   assert.deepEqual(added, []);
@@ -50,5 +58,9 @@ test('the ponyfill performance has now(), timeOrigin and toJSON() on the host cl
   assert.ok(a <= b && b <= c);
   assert.equal(p.timeOrigin, g.performance.timeOrigin);
   assert.equal(p.toJSON().timeOrigin, g.performance.timeOrigin);
-  assert.throws(() => new (Object.getPrototypeOf(p).constructor)(), TypeError, 'Performance is not constructible');
+  assert.throws(
+    () => new (Object.getPrototypeOf(p).constructor)(),
+    TypeError,
+    'Performance is not constructible',
+  );
 });

@@ -18,23 +18,42 @@ test('esbuild + the plugin: an instrumented bundle that runs and maps back to it
   const dir = mkdtempSync(join(tmpdir(), 'perfshim-esbuild-'));
   const outfile = join(dir, 'bundle.mjs');
   await build({
-    entryPoints: [join(app, 'main.js')], bundle: true, format: 'esm', outfile, sourcemap: true,
-    logLevel: 'silent', plugins: [esbuildPlugin({ url: (id) => `app/${id.slice(app.length)}` })],
+    entryPoints: [join(app, 'main.js')],
+    bundle: true,
+    format: 'esm',
+    outfile,
+    sourcemap: true,
+    logLevel: 'silent',
+    plugins: [esbuildPlugin({ url: (id) => `app/${id.slice(app.length)}` })],
   });
   const code = readFileSync(outfile, 'utf8');
-  assert.equal(code.split('.reg([').length - 1, 2, 'both modules instrumented (one frame table each)');
+  assert.equal(
+    code.split('.reg([').length - 1,
+    2,
+    'both modules instrumented (one frame table each)',
+  );
   const P = getProbes();
   const before = P.frames.length;
   const m = await import(pathToFileURL(outfile).href);
   assert.deepEqual(m.main(), [6, 2]);
   assert.equal(P.S[0], 0);
-  const frames = P.frames.slice(before).map(([name, url, line, column]) => `${name}@${url}:${line}:${column}`).sort();
-  assert.deepEqual(frames, ['heavy@app/work.js:1:8', 'light@app/work.js:2:22', 'main@app/main.js:2:8']);
+  const frames = P.frames
+    .slice(before)
+    .map(([name, url, line, column]) => `${name}@${url}:${line}:${column}`)
+    .sort();
+  assert.deepEqual(frames, [
+    'heavy@app/work.js:1:8',
+    'light@app/work.js:2:22',
+    'main@app/main.js:2:8',
+  ]);
   // esbuild composed the plugin's map with its own: `return light(n) * 2` maps into work.js.
   const map = new TraceMap(readFileSync(`${outfile}.map`, 'utf8'));
   const lines = code.split('\n');
   const at = lines.findIndex((l) => l.includes('return light(n) * 2'));
-  const back = originalPositionFor(map, { line: at + 1, column: lines[at].indexOf('return light') });
+  const back = originalPositionFor(map, {
+    line: at + 1,
+    column: lines[at].indexOf('return light'),
+  });
   assert.match(back.source, /instrument-app\/work\.js$/);
   assert.deepEqual([back.line, back.column], [1, 27]);
 });

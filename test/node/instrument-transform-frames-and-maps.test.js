@@ -20,7 +20,10 @@ const src = [
 ].join('\n');
 
 test('each function is registered once, named as a profiler names it, at its 1-based position', () => {
-  const { frames } = instrument(src, { file: 'src/kinds.js', url: 'https://example.test/kinds.js' });
+  const { frames } = instrument(src, {
+    file: 'src/kinds.js',
+    url: 'https://example.test/kinds.js',
+  });
   const got = frames.map((f) => [f.name, f.line, f.column]);
   const lines = src.split('\n');
   const at = (line, text) => [line, lines[line - 1].indexOf(text) + 1];
@@ -51,7 +54,13 @@ test('the output maps every original token back to its position', () => {
   const map = new TraceMap(out.map);
   assert.deepEqual(map.sources, ['kinds.js']);
   const lines = src.split('\n');
-  for (const [line, word] of [[1, 'decl'], [4, 'method'], [5, 'get'], [7, 'cb'], [9, 'map']]) {
+  for (const [line, word] of [
+    [1, 'decl'],
+    [4, 'method'],
+    [5, 'get'],
+    [7, 'cb'],
+    [9, 'map'],
+  ]) {
     const column = lines[line - 1].indexOf(word);
     const gen = generatedPositionFor(map, { source: 'kinds.js', line, column });
     assert.ok(gen.line !== null, `${word} is mapped`);
@@ -70,7 +79,10 @@ test('an input map is composed: frames and the output map point into the origina
   const compiled = ms.toString();
   const inputMap = ms.generateMap({ source: 'answer.ts', hires: true, includeContent: true });
   const out = instrument(compiled, { file: 'answer.js', inputMap: inputMap.toString() });
-  assert.deepEqual(out.frames.map((f) => [f.name, f.url, f.line, f.column]), [['answer', 'answer.ts', 1, 8]]);
+  assert.deepEqual(
+    out.frames.map((f) => [f.name, f.url, f.line, f.column]),
+    [['answer', 'answer.ts', 1, 8]],
+  );
   const map = new TraceMap(out.map);
   assert.deepEqual(map.sources, ['answer.ts']);
   const at = out.code.split('\n').findIndex((l) => l.includes('return 42'));

@@ -13,13 +13,19 @@ test('two classic scripts in one realm: one probe object, their own frames', () 
   vm.runInContext(instrument('function a() { return typeof this; }', { file: 'a.js' }).code, ctx);
   vm.runInContext(instrument('function b() { return a(); }', { file: 'b.js' }).code, ctx);
   assert.equal(vm.runInContext('b()', ctx), 'object'); // sloppy: `this` is the global
-  assert.deepEqual(Array.from(P(ctx).frames, (f) => `${f[0]}@${f[1]}`), ['a@a.js', 'b@b.js']);
+  assert.deepEqual(
+    Array.from(P(ctx).frames, (f) => `${f[0]}@${f[1]}`),
+    ['a@a.js', 'b@b.js'],
+  );
   assert.equal(P(ctx).S[0], 0);
 });
 
 test('directives stay first: strict functions stay strict', () => {
   const ctx = vm.createContext({});
-  const code = instrument('"use strict";\nfunction f() { return this; }\nfunction g() { "use strict"; return this; }', { file: 's.js', sourceType: 'script' }).code;
+  const code = instrument(
+    '"use strict";\nfunction f() { return this; }\nfunction g() { "use strict"; return this; }',
+    { file: 's.js', sourceType: 'script' },
+  ).code;
   assert.match(code, /^"use strict";/);
   vm.runInContext(code, ctx);
   assert.equal(vm.runInContext('f()', ctx), undefined);
@@ -28,15 +34,24 @@ test('directives stay first: strict functions stay strict', () => {
 
 test('sloppy-only syntax (with, octal) parses as a script', () => {
   const ctx = vm.createContext({ o: { x: 8 } });
-  vm.runInContext(instrument('function w() { with (o) { return x + 010; } }', { file: 'w.js' }).code, ctx);
+  vm.runInContext(
+    instrument('function w() { with (o) { return x + 010; } }', { file: 'w.js' }).code,
+    ctx,
+  );
   assert.equal(vm.runInContext('w()', ctx), 16);
 });
 
 test('var and function of one name in a body, and a labeled for await', async () => {
-  const src = 'export function clash() { var h = 1; function h() {} return typeof h; }\n' +
+  const src =
+    'export function clash() { var h = 1; function h() {} return typeof h; }\n' +
     'export async function labeled(it) { const out = []; outer: for await (const x of it) { for (const y of [1, 2]) { if (y === 2) continue outer; out.push(x); } } return out; }';
-  const m = await import(`data:text/javascript,${encodeURIComponent(instrument(src, { file: 'c.js' }).code)}`);
+  const m = await import(
+    `data:text/javascript,${encodeURIComponent(instrument(src, { file: 'c.js' }).code)}`
+  );
   assert.equal(m.clash(), 'number');
-  async function* gen() { yield 'a'; yield 'b'; }
+  async function* gen() {
+    yield 'a';
+    yield 'b';
+  }
   assert.deepEqual(await m.labeled(gen()), ['a', 'b']);
 });

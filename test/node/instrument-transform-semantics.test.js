@@ -37,17 +37,33 @@ test('the shadow stack holds the callers at each point, awaits and yields includ
 });
 
 test('a derived constructor runs its probes around super()', async () => {
-  const m = await load(instrument('export class A { constructor() { this.a = 1; } }\n' +
-    'export class B extends A { constructor(p) { const x = p; super(); this.stack = p(); } }', { file: 'b.js' }).code);
+  const m = await load(
+    instrument(
+      'export class A { constructor() { this.a = 1; } }\n' +
+        'export class B extends A { constructor(p) { const x = p; super(); this.stack = p(); } }',
+      { file: 'b.js' },
+    ).code,
+  );
   const b = new m.B(stackNames);
   assert.deepEqual(b.stack, ['B']);
   assert.equal(b.a, 1);
-  assert.throws(() => m.B.call({}), (e) => e.constructor === TypeError && e.name === 'TypeError');
+  assert.throws(
+    () => m.B.call({}),
+    (e) => e.constructor === TypeError && e.name === 'TypeError',
+  );
 });
 
 test('an exception thrown through instrumented frames unwinds the stack', async () => {
-  const m = await load(instrument('export function f(n) { if (n === 0) throw new RangeError("deep"); return f(n - 1); }', { file: 'f.js' }).code);
-  assert.throws(() => m.f(50), (e) => e.constructor === RangeError && e.name === 'RangeError' && e.message === 'deep');
+  const m = await load(
+    instrument(
+      'export function f(n) { if (n === 0) throw new RangeError("deep"); return f(n - 1); }',
+      { file: 'f.js' },
+    ).code,
+  );
+  assert.throws(
+    () => m.f(50),
+    (e) => e.constructor === RangeError && e.name === 'RangeError' && e.message === 'deep',
+  );
   assert.equal(getProbes().S[0], 0);
 });
 
@@ -58,5 +74,8 @@ test('code instrumented twice is instrumented once', () => {
 });
 
 test('code that does not parse is an acorn SyntaxError', () => {
-  assert.throws(() => instrument('function (', { file: 'bad.js' }), (e) => e.constructor === SyntaxError && e.name === 'SyntaxError');
+  assert.throws(
+    () => instrument('function (', { file: 'bad.js' }),
+    (e) => e.constructor === SyntaxError && e.name === 'SyntaxError',
+  );
 });

@@ -72,19 +72,24 @@ test('a live worker is attributed to its script URL as a DedicatedWorkerGlobalSc
     assert.deepEqual(e.attribution, [{ url: FIXTURE.href, scope: 'DedicatedWorkerGlobalScope' }]);
   }
   assert.ok(bytesOf(m, isWorker(FIXTURE.href), 'JavaScript') > 0);
-  assert.equal(m.bytes, m.breakdown.reduce((a, e) => a + e.bytes, 0));
+  assert.equal(
+    m.bytes,
+    m.breakdown.reduce((a, e) => a + e.bytes, 0),
+  );
   await w.terminate();
 });
 
-test('50 MB allocated in a worker appear in that worker\'s entries, not the main thread\'s', async () => {
+test("50 MB allocated in a worker appear in that worker's entries, not the main thread's", async () => {
   const w = await startWorker();
   const before = await measureUserAgentSpecificMemory();
   w.postMessage('allocate-50MB');
   await message(w, 'allocated');
   const afterAlloc = await measureUserAgentSpecificMemory();
-  const workerGrowth = bytesOf(afterAlloc, isWorker(FIXTURE.href), 'JavaScript')
-    - bytesOf(before, isWorker(FIXTURE.href), 'JavaScript');
-  const mainGrowth = bytesOf(afterAlloc, isMain, 'JavaScript') - bytesOf(before, isMain, 'JavaScript');
+  const workerGrowth =
+    bytesOf(afterAlloc, isWorker(FIXTURE.href), 'JavaScript') -
+    bytesOf(before, isWorker(FIXTURE.href), 'JavaScript');
+  const mainGrowth =
+    bytesOf(afterAlloc, isMain, 'JavaScript') - bytesOf(before, isMain, 'JavaScript');
   assert.ok(workerGrowth >= 48 * MB, `worker grew by ${(workerGrowth / MB).toFixed(1)} MB`);
   assert.ok(mainGrowth < 16 * MB, `main thread grew by ${(mainGrowth / MB).toFixed(1)} MB only`);
   await w.terminate();
@@ -101,7 +106,10 @@ test('two workers are measured separately, each under its own URL', async () => 
   const jsA = bytesOf(m, isWorker(urlA.href), 'JavaScript');
   const jsB = bytesOf(m, isWorker(urlB.href), 'JavaScript');
   assert.ok(jsB > 0, 'the idle worker is measured too');
-  assert.ok(jsA - jsB >= 48 * MB, `worker a ${(jsA / MB).toFixed(1)} MB, worker b ${(jsB / MB).toFixed(1)} MB`);
+  assert.ok(
+    jsA - jsB >= 48 * MB,
+    `worker a ${(jsA / MB).toFixed(1)} MB, worker b ${(jsB / MB).toFixed(1)} MB`,
+  );
   await Promise.all([a.terminate(), b.terminate()]);
 });
 
@@ -111,7 +119,10 @@ test('a worker started by a worker is measured too, under its own URL', async ()
   await message(w, 'nested-ready');
   const m = await measureUserAgentSpecificMemory();
   const nestedUrl = new URL('?nested', FIXTURE).href;
-  assert.ok(bytesOf(m, isWorker(nestedUrl), 'JavaScript') > 0, 'the nested worker has JavaScript entries');
+  assert.ok(
+    bytesOf(m, isWorker(nestedUrl), 'JavaScript') > 0,
+    'the nested worker has JavaScript entries',
+  );
   assert.ok(bytesOf(m, isWorker(FIXTURE.href), 'JavaScript') > 0, 'and so has its owner');
   await w.terminate();
 });
@@ -130,21 +141,39 @@ test('a worker blocked in a native call past the timeout is left out, the rest r
   const idle = await startWorker(new URL('?idle', FIXTURE));
   blocked.postMessage('block-in-native');
   await message(blocked, 'blocking');
-  const measure = createMeasureMemory(loadCore(), { source: (core) => measureNode(core, { workerTimeoutMs: 1500 }) });
+  const measure = createMeasureMemory(loadCore(), {
+    source: (core) => measureNode(core, { workerTimeoutMs: 1500 }),
+  });
   const m = await measure();
-  assert.equal(bytesOf(m, isWorker(new URL('?blocked', FIXTURE).href)), 0, 'the blocked worker is absent');
-  assert.ok(bytesOf(m, isWorker(new URL('?idle', FIXTURE).href), 'JavaScript') > 0, 'the idle one is measured');
+  assert.equal(
+    bytesOf(m, isWorker(new URL('?blocked', FIXTURE).href)),
+    0,
+    'the blocked worker is absent',
+  );
+  assert.ok(
+    bytesOf(m, isWorker(new URL('?idle', FIXTURE).href), 'JavaScript') > 0,
+    'the idle one is measured',
+  );
   assert.ok(bytesOf(m, isMain, 'JavaScript') > 0);
   await Promise.all([blocked.terminate(), idle.terminate()]);
 });
 
 test('without node:inspector only this thread is measured, still spec-shaped', async () => {
   const w = await startWorker();
-  const measure = createMeasureMemory(loadCore(), { source: (core) => measureNode(core, { inspector: false }) });
+  const measure = createMeasureMemory(loadCore(), {
+    source: (core) => measureNode(core, { inspector: false }),
+  });
   const m = await measure();
-  assert.equal(m.bytes, m.breakdown.reduce((a, e) => a + e.bytes, 0));
+  assert.equal(
+    m.bytes,
+    m.breakdown.reduce((a, e) => a + e.bytes, 0),
+  );
   const scopes = new Set(m.breakdown.flatMap((e) => e.attribution.map((a) => a.scope)));
-  assert.deepEqual([...scopes], ['NodeMainThread'], 'workers cannot be reached without the inspector');
+  assert.deepEqual(
+    [...scopes],
+    ['NodeMainThread'],
+    'workers cannot be reached without the inspector',
+  );
   assert.ok(bytesOf(m, isMain, 'JavaScript') > 0);
   const wasm = m.breakdown.filter((e) => e.types.includes('WebAssembly'));
   assert.equal(wasm.length, 1);
@@ -158,10 +187,15 @@ test('measuring inside a worker measures that worker, as a DedicatedWorkerGlobal
   await message(w, 'allocated');
   w.postMessage('measure');
   const { result: m } = await message(w);
-  assert.equal(m.bytes, m.breakdown.reduce((a, e) => a + e.bytes, 0));
+  assert.equal(
+    m.bytes,
+    m.breakdown.reduce((a, e) => a + e.bytes, 0),
+  );
   const scopes = new Set(m.breakdown.flatMap((e) => e.attribution.map((a) => a.scope)));
   assert.deepEqual([...scopes], ['DedicatedWorkerGlobalScope']);
-  const js = m.breakdown.filter((e) => e.types.includes('JavaScript')).reduce((a, e) => a + e.bytes, 0);
+  const js = m.breakdown
+    .filter((e) => e.types.includes('JavaScript'))
+    .reduce((a, e) => a + e.bytes, 0);
   assert.ok(js >= 48 * MB, `the worker's own heap holds its 50 MB (${(js / MB).toFixed(1)} MB)`);
   await w.terminate();
 });

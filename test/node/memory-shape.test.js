@@ -4,7 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import {
-  measureUserAgentSpecificMemory, measureMemory, createMeasureMemory, buildMeasurement,
+  measureUserAgentSpecificMemory,
+  measureMemory,
+  createMeasureMemory,
+  buildMeasurement,
 } from '../../glue/measure-memory.js';
 import { loadCore, createCore } from '../../glue/loader.js';
 
@@ -17,7 +20,9 @@ function assertShape(m) {
   assert.ok(Number.isSafeInteger(m.bytes) && m.bytes >= 0);
   assert.ok(Array.isArray(m.breakdown));
   assert.equal(m.bytes, sum(m.breakdown), 'bytes is the sum of the breakdown');
-  const zero = m.breakdown.filter((e) => e.bytes === 0 && e.attribution.length === 0 && e.types.length === 0);
+  const zero = m.breakdown.filter(
+    (e) => e.bytes === 0 && e.attribution.length === 0 && e.types.length === 0,
+  );
   assert.equal(zero.length, 1, 'exactly one extra zero-byte entry');
   for (const e of m.breakdown) {
     assert.deepEqual(Object.keys(e).sort(), ['attribution', 'bytes', 'types']);
@@ -53,18 +58,28 @@ test('the main thread is attributed to the entry script with scope NodeMainThrea
 });
 
 test("perfshim's WebAssembly memory is reported exactly; other memories count as External", async () => {
-  const ext = (m) => m.breakdown.filter((e) => e.types.includes('External')
-    && e.attribution.some((a) => a.scope === 'NodeMainThread')).reduce((a, e) => a + e.bytes, 0);
+  const ext = (m) =>
+    m.breakdown
+      .filter(
+        (e) =>
+          e.types.includes('External') && e.attribution.some((a) => a.scope === 'NodeMainThread'),
+      )
+      .reduce((a, e) => a + e.bytes, 0);
   const before = await measureUserAgentSpecificMemory();
   const extra = new WebAssembly.Memory({ initial: 320 }); // 20 MiB
   const m = await measureUserAgentSpecificMemory();
-  const wasm = m.breakdown.filter((e) => e.types.includes('WebAssembly')
-    && e.attribution.some((a) => a.scope === 'NodeMainThread'));
+  const wasm = m.breakdown.filter(
+    (e) =>
+      e.types.includes('WebAssembly') && e.attribution.some((a) => a.scope === 'NodeMainThread'),
+  );
   assert.equal(wasm.length, 1);
   assert.deepEqual(wasm[0].types, ['WebAssembly']);
   assert.equal(wasm[0].bytes, loadCore().memory.buffer.byteLength);
   const grown = ext(m) - ext(before);
-  assert.ok(grown >= extra.buffer.byteLength, `External grew by ${grown} >= ${extra.buffer.byteLength}`);
+  assert.ok(
+    grown >= extra.buffer.byteLength,
+    `External grew by ${grown} >= ${extra.buffer.byteLength}`,
+  );
 });
 
 test('measureMemory() is the same operation under the older name', async () => {
@@ -87,7 +102,10 @@ const SIMPLE = {
 test('the promise resolves in a later task, even when the source answers at once', async () => {
   const measure = createMeasureMemory(loadCore(), { source: () => SIMPLE });
   let settled = false;
-  const p = measure().then((m) => { settled = true; return m; });
+  const p = measure().then((m) => {
+    settled = true;
+    return m;
+  });
   for (let i = 0; i < 20; i++) await Promise.resolve();
   assert.equal(settled, false, 'not resolved within microtasks');
   const m = await p;
@@ -96,7 +114,7 @@ test('the promise resolves in a later task, even when the source answers at once
   assert.equal(m.bytes, 1000000);
 });
 
-test('the spec\'s simple-page example goes through the core unchanged', () => {
+test("the spec's simple-page example goes through the core unchanged", () => {
   const m = buildMeasurement(loadCore(), SIMPLE, 7);
   assertShape(m);
   const e = m.breakdown.find((x) => x.bytes === 1000000);
@@ -104,7 +122,7 @@ test('the spec\'s simple-page example goes through the core unchanged', () => {
   assert.deepEqual([...e.types].sort(), ['DOM', 'JS']);
 });
 
-test('a measurement large enough to grow the core\'s memory is read correctly', () => {
+test("a measurement large enough to grow the core's memory is read correctly", () => {
   const core = createCore();
   const n = 20000;
   const realms = [];
@@ -119,39 +137,70 @@ test('a measurement large enough to grow the core\'s memory is read correctly', 
   assert.equal(m.bytes, (n * (n + 1)) / 2);
   assert.equal(m.breakdown.length, n + 1);
   const e = m.breakdown.find((x) => x.bytes === 5);
-  assert.deepEqual(e.attribution, [{ url: 'file:///worker-4-\u00e9.js', scope: 'DedicatedWorkerGlobalScope' }]);
+  assert.deepEqual(e.attribution, [
+    { url: 'file:///worker-4-\u00e9.js', scope: 'DedicatedWorkerGlobalScope' },
+  ]);
 });
 
 test('a 50,000-deep chain of nested windows builds in the wasm core', () => {
   const realms = [{ url: 'https://a.example/0', origin: 'https://a.example', scope: 'Window' }];
   for (let i = 1; i < 50000; i++) {
-    realms.push({ url: `https://a.example/${i}`, origin: 'https://a.example', scope: 'Window', parent: i - 1,
-      container: { localName: 'iframe', id: `f${i}`, src: `/${i}` } });
+    realms.push({
+      url: `https://a.example/${i}`,
+      origin: 'https://a.example',
+      scope: 'Window',
+      parent: i - 1,
+      container: { localName: 'iframe', id: `f${i}`, src: `/${i}` },
+    });
   }
   const m = buildMeasurement(createCore(), { realms, entries: [{ bytes: 9, realms: [49999] }] }, 3);
   assert.equal(m.bytes, 9);
   const e = m.breakdown.find((x) => x.bytes === 9);
-  assert.deepEqual(e.attribution, [{ url: 'https://a.example/49999', container: { id: 'f49999', src: '/49999' }, scope: 'Window' }]);
+  assert.deepEqual(e.attribution, [
+    { url: 'https://a.example/49999', container: { id: 'f49999', src: '/49999' }, scope: 'Window' },
+  ]);
 });
 
 test('an invalid intermediate measurement from a source rejects with a TypeError', async () => {
   const measure = createMeasureMemory(loadCore(), { source: () => ({ entries: [{ bytes: -1 }] }) });
-  await assert.rejects(measure(), (e) => e instanceof TypeError && e.name === 'TypeError'
-    && /measureUserAgentSpecificMemory/.test(e.message) && /entry bytes/.test(e.message));
+  await assert.rejects(
+    measure(),
+    (e) =>
+      e instanceof TypeError &&
+      e.name === 'TypeError' &&
+      /measureUserAgentSpecificMemory/.test(e.message) &&
+      /entry bytes/.test(e.message),
+  );
 });
 
 test('a failing source rejects the promise with its error', async () => {
   const err = new DOMException('nope', 'NotSupportedError');
-  const measure = createMeasureMemory(loadCore(), { source: async () => { throw err; } });
-  await assert.rejects(measure(), (e) => e === err && e instanceof DOMException && e.name === 'NotSupportedError');
-  const sync = createMeasureMemory(loadCore(), { source: () => { throw err; } });
+  const measure = createMeasureMemory(loadCore(), {
+    source: async () => {
+      throw err;
+    },
+  });
+  await assert.rejects(
+    measure(),
+    (e) => e === err && e instanceof DOMException && e.name === 'NotSupportedError',
+  );
+  const sync = createMeasureMemory(loadCore(), {
+    source: () => {
+      throw err;
+    },
+  });
   await assert.rejects(sync(), (e) => e === err);
 });
 
 test('with a brand check, a call on something else rejects with TypeError Illegal invocation', async () => {
   const perf = {};
-  const measure = createMeasureMemory(loadCore(), { source: () => SIMPLE, brand: (t) => t === perf });
-  await assert.rejects(measure.call({}), (e) => e instanceof TypeError && e.name === 'TypeError'
-    && /Illegal invocation/.test(e.message));
+  const measure = createMeasureMemory(loadCore(), {
+    source: () => SIMPLE,
+    brand: (t) => t === perf,
+  });
+  await assert.rejects(
+    measure.call({}),
+    (e) => e instanceof TypeError && e.name === 'TypeError' && /Illegal invocation/.test(e.message),
+  );
   assertShape(await measure.call(perf));
 });

@@ -7,16 +7,25 @@
 // multiple-buffered-flag-observers, po-observe-repeated-type, user-timing/po-*.
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { performance, PerformanceObserver, PerformanceObserverEntryList } from '../../glue/index.js';
+import {
+  performance,
+  PerformanceObserver,
+  PerformanceObserverEntryList,
+} from '../../glue/index.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 10));
 const sig = (list) => list.map((e) => `${e.entryType}:${e.name}`);
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+});
 
 test('callbacks run asynchronously, not inside mark()', async () => {
   let called = 0;
-  const po = new PerformanceObserver(() => { called++; });
+  const po = new PerformanceObserver(() => {
+    called++;
+  });
   po.observe({ type: 'mark' });
   performance.mark('x');
   assert.equal(called, 0);
@@ -56,7 +65,9 @@ test('entries made in a later task arrive in a later callback', async () => {
 
 test('the callback gets (list, observer, options) and this === observer', async () => {
   let got;
-  const po = new PerformanceObserver(function (...args) { got = { self: this, args }; });
+  const po = new PerformanceObserver(function (...args) {
+    got = { self: this, args };
+  });
   po.observe({ type: 'mark' });
   const m = performance.mark('args');
   await tick();
@@ -92,7 +103,9 @@ test('options.droppedEntriesCount is 0 on the first callback after observe() and
 
 test('droppedEntriesCount is reported for entryTypes observers too', async () => {
   let opts;
-  const po = new PerformanceObserver((l, o, options) => { opts = options; });
+  const po = new PerformanceObserver((l, o, options) => {
+    opts = options;
+  });
   po.observe({ entryTypes: ['mark', 'measure'] });
   performance.mark('x');
   await tick();
@@ -111,20 +124,29 @@ test('observers are called in registration order, each with its own list', async
   performance.mark('m', { startTime: 1 });
   performance.measure('s', { start: 2 });
   await tick();
-  assert.deepEqual(order, [['b', ['mark:m']], ['a', ['mark:m', 'measure:s']], ['c', ['measure:s']]]);
-  a.disconnect(); b.disconnect(); c.disconnect();
+  assert.deepEqual(order, [
+    ['b', ['mark:m']],
+    ['a', ['mark:m', 'measure:s']],
+    ['c', ['measure:s']],
+  ]);
+  a.disconnect();
+  b.disconnect();
+  c.disconnect();
 });
 
 test('an observer with nothing buffered is not called', async () => {
   let called = 0;
-  const idle = new PerformanceObserver(() => { called++; });
+  const idle = new PerformanceObserver(() => {
+    called++;
+  });
   idle.observe({ type: 'measure' });
   const busy = new PerformanceObserver(() => {});
   busy.observe({ type: 'mark' });
   performance.mark('x');
   await tick();
   assert.equal(called, 0);
-  idle.disconnect(); busy.disconnect();
+  idle.disconnect();
+  busy.disconnect();
 });
 
 test('a callback that throws does not stop the other observers; the error is reported', async () => {
@@ -135,8 +157,14 @@ test('a callback that throws does not stop the other observers; the error is rep
   const onError = (e) => reported.push(e);
   process.on('uncaughtException', onError);
   const seen = [];
-  const first = new PerformanceObserver(() => { seen.push('first'); throw boom; });
-  const second = new PerformanceObserver((list) => { seen.push('second'); seen.push(...sig(list.getEntries())); });
+  const first = new PerformanceObserver(() => {
+    seen.push('first');
+    throw boom;
+  });
+  const second = new PerformanceObserver((list) => {
+    seen.push('second');
+    seen.push(...sig(list.getEntries()));
+  });
   try {
     first.observe({ type: 'mark' });
     second.observe({ type: 'mark' });
@@ -163,7 +191,10 @@ test('a callback that disconnects a later observer: that observer is not called 
   // turn: disconnect() empties b's buffer, so b is not called.
   const seen = [];
   const b = new PerformanceObserver(() => seen.push('b'));
-  const a = new PerformanceObserver(() => { seen.push('a'); b.disconnect(); });
+  const a = new PerformanceObserver(() => {
+    seen.push('a');
+    b.disconnect();
+  });
   a.observe({ type: 'mark' });
   b.observe({ type: 'mark' });
   performance.mark('x');
@@ -174,7 +205,9 @@ test('a callback that disconnects a later observer: that observer is not called 
 
 test('entries cleared from the performance buffer before the task runs are still delivered', async () => {
   let names = [];
-  const po = new PerformanceObserver((list) => { names = sig(list.getEntries()); });
+  const po = new PerformanceObserver((list) => {
+    names = sig(list.getEntries());
+  });
   po.observe({ entryTypes: ['mark', 'measure'] });
   performance.mark('gone', { startTime: 1 });
   performance.measure('gone-too', { start: 2 });
@@ -201,7 +234,10 @@ test('entries created inside a callback are delivered in a later callback', asyn
 
 test('disconnect() inside the callback stops later deliveries', async () => {
   let calls = 0;
-  const po = new PerformanceObserver((list, obs) => { calls++; obs.disconnect(); });
+  const po = new PerformanceObserver((list, obs) => {
+    calls++;
+    obs.disconnect();
+  });
   po.observe({ type: 'mark' });
   performance.mark('a');
   await tick();
@@ -212,7 +248,9 @@ test('disconnect() inside the callback stops later deliveries', async () => {
 
 test('observed entries are the objects mark()/measure() returned', async () => {
   let entries;
-  const po = new PerformanceObserver((list) => { entries = list.getEntries(); });
+  const po = new PerformanceObserver((list) => {
+    entries = list.getEntries();
+  });
   po.observe({ entryTypes: ['mark', 'measure'] });
   const m = performance.mark('a', { startTime: 1 });
   const s = performance.measure('b', { start: 2, end: 3 });
@@ -224,7 +262,9 @@ test('observed entries are the objects mark()/measure() returned', async () => {
 
 test('PerformanceObserverEntryList: getEntries, ByType and ByName sorted by startTime', async () => {
   let list;
-  const po = new PerformanceObserver((l) => { list = l; });
+  const po = new PerformanceObserver((l) => {
+    list = l;
+  });
   po.observe({ entryTypes: ['mark', 'measure'] });
   performance.mark('x', { startTime: 50 });
   performance.measure('x', { start: 10, end: 60 });
@@ -233,7 +273,13 @@ test('PerformanceObserverEntryList: getEntries, ByType and ByName sorted by star
   performance.measure('z', { start: 30, end: 31 });
   await tick();
   const at = (l) => l.map((e) => `${e.entryType}:${e.name}@${e.startTime}`);
-  assert.deepEqual(at(list.getEntries()), ['mark:y@5', 'measure:x@10', 'mark:x@20', 'measure:z@30', 'mark:x@50']);
+  assert.deepEqual(at(list.getEntries()), [
+    'mark:y@5',
+    'measure:x@10',
+    'mark:x@20',
+    'measure:z@30',
+    'mark:x@50',
+  ]);
   assert.deepEqual(at(list.getEntriesByType('mark')), ['mark:y@5', 'mark:x@20', 'mark:x@50']);
   assert.deepEqual(at(list.getEntriesByType('measure')), ['measure:x@10', 'measure:z@30']);
   assert.deepEqual(at(list.getEntriesByName('x')), ['measure:x@10', 'mark:x@20', 'mark:x@50']);
@@ -247,7 +293,9 @@ test('PerformanceObserverEntryList: getEntries, ByType and ByName sorted by star
 
 test('PerformanceObserverEntryList ties keep queue order; results are fresh arrays', async () => {
   let list;
-  const po = new PerformanceObserver((l) => { list = l; });
+  const po = new PerformanceObserver((l) => {
+    list = l;
+  });
   po.observe({ type: 'mark' });
   const a = performance.mark('t1', { startTime: 7 });
   const b = performance.mark('t2', { startTime: 7 });
@@ -263,7 +311,9 @@ test('PerformanceObserverEntryList ties keep queue order; results are fresh arra
 
 test('PerformanceObserverEntryList methods need their arguments (TypeError)', async () => {
   let list;
-  const po = new PerformanceObserver((l) => { list = l; });
+  const po = new PerformanceObserver((l) => {
+    list = l;
+  });
   po.observe({ type: 'mark' });
   performance.mark('x');
   await tick();
@@ -275,7 +325,9 @@ test('PerformanceObserverEntryList methods need their arguments (TypeError)', as
 
 test('the entry list outlives the callback', async () => {
   let list;
-  const po = new PerformanceObserver((l) => { list = l; });
+  const po = new PerformanceObserver((l) => {
+    list = l;
+  });
   po.observe({ type: 'mark' });
   performance.mark('kept');
   await tick();

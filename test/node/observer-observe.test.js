@@ -6,22 +6,34 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance, PerformanceObserver } from '../../glue/index.js';
 
-const throwsType = (fn, msg) => assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError', msg);
-const throwsDOM = (fn, name, code) => assert.throws(fn, (e) => e instanceof DOMException && e.name === name && e.code === code);
+const throwsType = (fn, msg) =>
+  assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError', msg);
+const throwsDOM = (fn, name, code) =>
+  assert.throws(fn, (e) => e instanceof DOMException && e.name === name && e.code === code);
 const tick = () => new Promise((r) => setTimeout(r, 10));
 
 // observe() warns on the console for unsupported types; keep the test output readable.
 const warn = console.warn;
 const warnings = [];
-console.warn = (...args) => { warnings.push(args.join(' ')); };
-process.on('exit', () => { console.warn = warn; });
+console.warn = (...args) => {
+  warnings.push(args.join(' '));
+};
+process.on('exit', () => {
+  console.warn = warn;
+});
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); warnings.length = 0; });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+  warnings.length = 0;
+});
 
 /** An observer that records its callbacks; `stop()` disconnects it. */
 function recorder() {
   const calls = [];
-  const po = new PerformanceObserver((list, obs, options) => calls.push({ entries: list.getEntries(), obs, options }));
+  const po = new PerformanceObserver((list, obs, options) =>
+    calls.push({ entries: list.getEntries(), obs, options }),
+  );
   const names = () => calls.flatMap((c) => c.entries.map((e) => `${e.entryType}:${e.name}`));
   return { po, calls, names };
 }
@@ -32,7 +44,10 @@ test('the constructor needs a callback function (TypeError otherwise)', () => {
     throwsType(() => new PerformanceObserver(v), `callback ${String(typeof v)}`);
   }
   assert.ok(new PerformanceObserver(() => {}) instanceof PerformanceObserver);
-  assert.ok(new PerformanceObserver(class {}) instanceof PerformanceObserver, 'any callable is a callback');
+  assert.ok(
+    new PerformanceObserver(class {}) instanceof PerformanceObserver,
+    'any callable is a callback',
+  );
 });
 
 test('observe() with neither entryTypes nor type throws TypeError', () => {
@@ -111,7 +126,8 @@ test('unknown types are ignored: no exception, no registration', async () => {
   performance.measure('y');
   await tick();
   assert.deepEqual(s.calls, []);
-  r.po.disconnect(); s.po.disconnect();
+  r.po.disconnect();
+  s.po.disconnect();
 });
 
 test('an empty entryTypes list registers nothing and does not throw', async () => {
@@ -183,7 +199,8 @@ test('an observer receives only the types it observes', async () => {
   await tick();
   assert.deepEqual(marks.names(), ['mark:a']);
   assert.deepEqual(measures.names(), ['measure:b']);
-  marks.po.disconnect(); measures.po.disconnect();
+  marks.po.disconnect();
+  measures.po.disconnect();
 });
 
 test('buffered: true with type delivers the entries buffered before observe()', async () => {
@@ -220,7 +237,8 @@ test('several observers with buffered: true each get the buffered entries', asyn
   await tick();
   assert.deepEqual(a.names(), ['mark:shared-old']);
   assert.deepEqual(b.names(), ['mark:shared-old']);
-  a.po.disconnect(); b.po.disconnect();
+  a.po.disconnect();
+  b.po.disconnect();
 });
 
 test('buffered entries are the same objects as in the buffer', async () => {
@@ -338,10 +356,13 @@ test('supportedEntryTypes: a frozen array, the same object every time, sorted, w
   assert.deepEqual([...types].sort(), [...types]);
   assert.equal(new Set(types).size, types.length, 'no duplicates');
   for (const t of types) assert.equal(typeof t, 'string');
-  assert.throws(() => { 'use strict'; types.push('x'); }, TypeError);
+  assert.throws(() => {
+    'use strict';
+    types.push('x');
+  }, TypeError);
 });
 
-test('supportedEntryTypes includes the host\'s own types (the union)', async () => {
+test("supportedEntryTypes includes the host's own types (the union)", async () => {
   const { PerformanceObserver: NodePO } = await import('node:perf_hooks');
   for (const t of NodePO.supportedEntryTypes) {
     assert.ok(PerformanceObserver.supportedEntryTypes.includes(t), `host type ${t}`);
@@ -350,12 +371,18 @@ test('supportedEntryTypes includes the host\'s own types (the union)', async () 
 
 test('supportedEntryTypes is not settable on the interface', () => {
   const before = PerformanceObserver.supportedEntryTypes;
-  assert.throws(() => { 'use strict'; PerformanceObserver.supportedEntryTypes = []; }, TypeError);
+  assert.throws(() => {
+    'use strict';
+    PerformanceObserver.supportedEntryTypes = [];
+  }, TypeError);
   assert.equal(PerformanceObserver.supportedEntryTypes, before);
 });
 
 test('observe() warns about unsupported types on the console', () => {
   const po = new PerformanceObserver(() => {});
   po.observe({ type: 'no-such-type' });
-  assert.ok(warnings.some((w) => w.includes('no-such-type')), warnings.join('\n'));
+  assert.ok(
+    warnings.some((w) => w.includes('no-such-type')),
+    warnings.join('\n'),
+  );
 });

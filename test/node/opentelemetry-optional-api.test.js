@@ -20,9 +20,14 @@ try { traceMeasures(); out = { threw: false }; } catch (e) { out = { threw: true
 console.log(JSON.stringify(out));`;
 
 test('without @opentelemetry/api: the import works, traceMeasures() says what to install', () => {
-  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', SCRIPT], { encoding: 'utf8' });
+  const stdout = execFileSync(process.execPath, ['--input-type=module', '-e', SCRIPT], {
+    encoding: 'utf8',
+  });
   const out = JSON.parse(stdout.trim().split('\n').at(-1));
   assert.equal(out.threw, true);
   assert.equal(out.name, 'Error');
-  assert.match(out.message, /needs the package @opentelemetry\/api \(npm install @opentelemetry\/api\)/);
+  assert.match(
+    out.message,
+    /needs the package @opentelemetry\/api \(npm install @opentelemetry\/api\)/,
+  );
 });

@@ -11,8 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const npm = (args, cwd) => execFileSync('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'],
-  { cwd, encoding: 'utf8', env: { ...process.env, npm_config_cache: join(work, 'cache') } });
+const npm = (args, cwd) =>
+  execFileSync('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_cache: join(work, 'cache') },
+  });
 let work, project, pkg;
 
 before(() => {
@@ -20,7 +24,10 @@ before(() => {
   const tarball = JSON.parse(npm(['pack', '--json', '--pack-destination', work], root))[0].filename;
   project = join(work, 'project');
   execFileSync('mkdir', [project]);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty', version: '1.0.0', private: true }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'empty', version: '1.0.0', private: true }),
+  );
   // The package's runtime dependencies come from this checkout's node_modules, packed the same
   // way, so the install stays offline and still resolves exactly what package.json declares.
   // With their own dependencies, transitively (node_modules is flat for them).
@@ -28,23 +35,47 @@ before(() => {
   const visit = (d) => {
     if (deps.has(d)) return;
     deps.add(d);
-    const own = JSON.parse(readFileSync(join(root, 'node_modules', d, 'package.json'), 'utf8')).dependencies;
+    const own = JSON.parse(
+      readFileSync(join(root, 'node_modules', d, 'package.json'), 'utf8'),
+    ).dependencies;
     for (const k of Object.keys(own || {})) visit(k);
   };
-  for (const d of Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies || {})) visit(d);
-  const depTarballs = [...deps].map((d) => join(work,
-    JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work, join(root, 'node_modules', d)], root))[0].filename));
+  for (const d of Object.keys(
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies || {},
+  ))
+    visit(d);
+  const depTarballs = [...deps].map((d) =>
+    join(
+      work,
+      JSON.parse(
+        npm(
+          [
+            'pack',
+            '--json',
+            '--ignore-scripts',
+            '--pack-destination',
+            work,
+            join(root, 'node_modules', d),
+          ],
+          root,
+        ),
+      )[0].filename,
+    ),
+  );
   npm(['install', '--no-package-lock', join(work, tarball), ...depTarballs], project);
   pkg = JSON.parse(readFileSync(join(project, 'node_modules/perfshim/package.json'), 'utf8'));
 });
-after(() => { if (work) rmSync(work, { recursive: true, force: true }); });
+after(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
 
 /** [subpath, condition, target] for every leaf of the exports map. */
 function targets(exp) {
   const out = [];
   const walk = (sub, cond, v) => {
     if (typeof v === 'string') out.push([sub, cond, v]);
-    else if (v && typeof v === 'object') for (const [k, w] of Object.entries(v)) walk(sub, cond ? `${cond}.${k}` : k, w);
+    else if (v && typeof v === 'object')
+      for (const [k, w] of Object.entries(v)) walk(sub, cond ? `${cond}.${k}` : k, w);
   };
   for (const [sub, v] of Object.entries(exp)) walk(sub, '', v);
   return out;
@@ -58,12 +89,20 @@ test('every export target is a file in the installed tarball', () => {
 });
 
 test('every export imports (ESM) and every CommonJS-loadable one requires, from the installed package', () => {
-  const specs = Object.keys(pkg.exports).filter((s) => !s.includes('*')).map((s) => `perfshim${s.slice(1)}`);
+  const specs = Object.keys(pkg.exports)
+    .filter((s) => !s.includes('*'))
+    .map((s) => `perfshim${s.slice(1)}`);
   // What `require` can load: a 'require' or 'default' condition, or a .cjs/.json file.
-  const requirable = Object.entries(pkg.exports).filter(([, v]) => typeof v === 'string'
-    ? /\.(cjs|json)$/.test(v) : ('require' in v || /\.(cjs|json)$/.test(v.default || '')))
+  const requirable = Object.entries(pkg.exports)
+    .filter(([, v]) =>
+      typeof v === 'string'
+        ? /\.(cjs|json)$/.test(v)
+        : 'require' in v || /\.(cjs|json)$/.test(v.default || ''),
+    )
     .map(([s]) => `perfshim${s.slice(1)}`);
-  writeFileSync(join(project, 'check.mjs'), `
+  writeFileSync(
+    join(project, 'check.mjs'),
+    `
     import { createRequire } from 'node:module';
     const require = createRequire(import.meta.url);
     const out = { imported: [], required: [] };
@@ -75,15 +114,24 @@ test('every export imports (ESM) and every CommonJS-loadable one requires, from 
     // The main entries are the real API, in both module systems.
     out.esmMark = (await import('perfshim')).performance.mark('esm').name;
     out.cjsMark = require('perfshim').performance.mark('cjs').name;
-    console.log(JSON.stringify(out));`);
+    console.log(JSON.stringify(out));`,
+  );
   // The installed package as a user gets it: its own (release) wasm, not the suite's PERFSHIM_WASM.
   const env = { ...process.env };
   delete env.PERFSHIM_WASM;
-  const out = JSON.parse(execFileSync(process.execPath, ['check.mjs'], { cwd: project, encoding: 'utf8', env }));
-  assert.deepEqual(out.imported.map(([s]) => s), specs);
+  const out = JSON.parse(
+    execFileSync(process.execPath, ['check.mjs'], { cwd: project, encoding: 'utf8', env }),
+  );
+  assert.deepEqual(
+    out.imported.map(([s]) => s),
+    specs,
+  );
   for (const [s, ok] of out.imported) assert.ok(ok, `import('${s}') has exports`);
   assert.ok(requirable.includes('perfshim') && requirable.includes('perfshim/auto'));
-  assert.deepEqual(out.required, requirable.map((s) => [s, true]));
+  assert.deepEqual(
+    out.required,
+    requirable.map((s) => [s, true]),
+  );
   assert.equal(out.esmMark, 'esm');
   assert.equal(out.cjsMark, 'cjs');
 });

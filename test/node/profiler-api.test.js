@@ -33,7 +33,10 @@ test('Profiler is an EventTarget with the IDL prototype', async () => {
     assert.ok(d, name);
     assert.equal(d.enumerable, true, `${name} enumerable`);
   }
-  assert.equal(Object.getOwnPropertyDescriptor(Profiler.prototype, 'sampleInterval').set, undefined);
+  assert.equal(
+    Object.getOwnPropertyDescriptor(Profiler.prototype, 'sampleInterval').set,
+    undefined,
+  );
   assert.equal(Object.getOwnPropertyDescriptor(Profiler.prototype, 'stopped').set, undefined);
   assert.deepEqual(Object.keys(p), []);
   await p.stop();
@@ -48,11 +51,17 @@ test('a missing options argument is a TypeError', () => {
 });
 
 test('missing required members are TypeErrors, maxBufferSize first', () => {
-  assert.throws(() => new Profiler({}), isType(TypeError, /'maxBufferSize'.*Required member is undefined/));
+  assert.throws(
+    () => new Profiler({}),
+    isType(TypeError, /'maxBufferSize'.*Required member is undefined/),
+  );
   assert.throws(() => new Profiler(undefined), isType(TypeError, /'maxBufferSize'/));
   assert.throws(() => new Profiler(null), isType(TypeError, /'maxBufferSize'/));
   assert.throws(() => new Profiler({ sampleInterval: 10 }), isType(TypeError, /'maxBufferSize'/));
-  assert.throws(() => new Profiler({ maxBufferSize: 10 }), isType(TypeError, /'sampleInterval'.*Required member/));
+  assert.throws(
+    () => new Profiler({ maxBufferSize: 10 }),
+    isType(TypeError, /'sampleInterval'.*Required member/),
+  );
 });
 
 test('options that are not a dictionary are a TypeError', () => {
@@ -63,8 +72,14 @@ test('options that are not a dictionary are a TypeError', () => {
 test('members are read once each, in lexicographic order', async () => {
   const log = [];
   const p = new Profiler({
-    get sampleInterval() { log.push('sampleInterval'); return 10; },
-    get maxBufferSize() { log.push('maxBufferSize'); return 5; },
+    get sampleInterval() {
+      log.push('sampleInterval');
+      return 10;
+    },
+    get maxBufferSize() {
+      log.push('maxBufferSize');
+      return 5;
+    },
   });
   assert.deepEqual(log, ['maxBufferSize', 'sampleInterval']);
   await p.stop();
@@ -72,7 +87,11 @@ test('members are read once each, in lexicographic order', async () => {
 
 test('a non-finite sampleInterval is a TypeError', () => {
   for (const v of [NaN, Infinity, -Infinity, 'abc']) {
-    assert.throws(() => new Profiler(opts({ sampleInterval: v })), isType(TypeError, /non-finite/), String(v));
+    assert.throws(
+      () => new Profiler(opts({ sampleInterval: v })),
+      isType(TypeError, /non-finite/),
+      String(v),
+    );
   }
 });
 
@@ -83,7 +102,10 @@ test('member conversion errors propagate as TypeErrors', () => {
 });
 
 test('a negative sampleInterval is a RangeError', () => {
-  assert.throws(() => new Profiler(opts({ sampleInterval: -1 })), isType(RangeError, /sampleInterval/));
+  assert.throws(
+    () => new Profiler(opts({ sampleInterval: -1 })),
+    isType(RangeError, /sampleInterval/),
+  );
   assert.throws(() => new Profiler(opts({ sampleInterval: -0.001 })), isType(RangeError));
 });
 
@@ -106,12 +128,23 @@ test("a source's NotAllowedError becomes ours, with the fix in the message", () 
     },
   };
   const P = createProfilerClass(loadCore(), { source });
-  assert.throws(() => new P(opts()), isDOM('NotAllowedError', /Failed to construct 'Profiler'.*'Document-Policy: js-profiling'/));
+  assert.throws(
+    () => new P(opts()),
+    isDOM('NotAllowedError', /Failed to construct 'Profiler'.*'Document-Policy: js-profiling'/),
+  );
   assert.equal(freed, 1);
 });
 
 test('sampleInterval is the interval the source uses: the next whole microsecond, at least 0.1 ms', async () => {
-  const cases = [[10, 10], [1, 1], [3.5, 3.5], [0, 0.1], [0.0001, 0.1], [1.0000001, 1.001], [0.25, 0.25]];
+  const cases = [
+    [10, 10],
+    [1, 1],
+    [3.5, 3.5],
+    [0, 0.1],
+    [0.0001, 0.1],
+    [1.0000001, 1.001],
+    [0.25, 0.25],
+  ];
   for (const [asked, used] of cases) {
     const p = new Profiler(opts({ sampleInterval: asked }));
     assert.equal(p.sampleInterval, used, `asked ${asked}`);

@@ -13,15 +13,22 @@ import { assertTraceInvariants } from './profiler-helpers.mjs';
 import { createExporters } from '../../glue/export.js';
 
 const URL_ = 'https://example.test/work.js';
-const work = await import(`data:text/javascript,${encodeURIComponent(instrument(
-  readFileSync(new URL('./fixtures/instrument-work.mjs', import.meta.url), 'utf8'), { file: 'work.js', url: URL_ }).code)}`);
+const work = await import(
+  `data:text/javascript,${encodeURIComponent(
+    instrument(readFileSync(new URL('./fixtures/instrument-work.mjs', import.meta.url), 'utf8'), {
+      file: 'work.js',
+      url: URL_,
+    }).code,
+  )}`
+);
 
 /** Samples per function: a sample counts for every function on its stack. */
 function counts(t) {
   const out = {};
   for (const s of t.samples) {
     const seen = new Set();
-    for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId) seen.add(t.frames[t.stacks[id].frameId].name);
+    for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
+      seen.add(t.frames[t.stacks[id].frameId].name);
     for (const n of seen) out[n] = (out[n] || 0) + 1;
     if (s.stackId === undefined) out['(idle)'] = (out['(idle)'] || 0) + 1;
   }
@@ -44,7 +51,8 @@ for (const mode of ['log', 'shared']) {
     for (const s of t.samples) {
       if (s.stackId === undefined) continue;
       const names = [];
-      for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId) names.unshift(t.frames[t.stacks[id].frameId].name);
+      for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
+        names.unshift(t.frames[t.stacks[id].frameId].name);
       assert.equal(names[0], 'alternate');
       if (names.length > 2) assert.match(names.slice(1).join('>'), /^(heavy|light)>spin$/);
     }
@@ -69,7 +77,12 @@ for (const mode of ['log', 'shared']) {
   });
 
   test(`${mode}: sampleInterval is the next whole millisecond, at least 1`, async () => {
-    for (const [asked, used] of [[0, 1], [0.2, 1], [2.5, 3], [10, 10]]) {
+    for (const [asked, used] of [
+      [0, 1],
+      [0.2, 1],
+      [2.5, 3],
+      [10, 10],
+    ]) {
       const p = new Profiler({ sampleInterval: asked, maxBufferSize: 10 });
       assert.equal(p.sampleInterval, used);
       await p.stop();
@@ -79,7 +92,9 @@ for (const mode of ['log', 'shared']) {
   test(`${mode}: a full buffer stops the session and fires samplebufferfull once; stop() then rejects`, async () => {
     const p = new Profiler({ sampleInterval: 1, maxBufferSize: 5 });
     let fired = 0;
-    p.onsamplebufferfull = () => { fired++; };
+    p.onsamplebufferfull = () => {
+      fired++;
+    };
     // The samplers' timers do not keep Node alive (a page's would run anyway): this one does.
     const keep = setTimeout(() => {}, 10000);
     const done = new Promise((r) => p.addEventListener('samplebufferfull', r));
@@ -88,7 +103,10 @@ for (const mode of ['log', 'shared']) {
     clearTimeout(keep);
     assert.equal(fired, 1);
     assert.equal(p.stopped, true);
-    await assert.rejects(p.stop(), (e) => e instanceof DOMException && e.name === 'InvalidStateError');
+    await assert.rejects(
+      p.stop(),
+      (e) => e instanceof DOMException && e.name === 'InvalidStateError',
+    );
   });
 
   test(`${mode}: concurrent profilers each get their own trace; stop() twice rejects`, async () => {
@@ -99,7 +117,10 @@ for (const mode of ['log', 'shared']) {
     const tb = await b.stop();
     work.heavy(10);
     const ta = await a.stop();
-    await assert.rejects(a.stop(), (e) => e instanceof DOMException && e.name === 'InvalidStateError');
+    await assert.rejects(
+      a.stop(),
+      (e) => e instanceof DOMException && e.name === 'InvalidStateError',
+    );
     assert.ok(ta.samples.length > tb.samples.length);
     assert.ok(counts(ta).heavy > 0 && counts(ta).light > 0);
     assert.equal(counts(tb).heavy || 0, 0);
@@ -117,9 +138,16 @@ test('an instrumentation trace goes through every exporter unchanged', async () 
   const t = await p.stop();
   const cp = toCpuProfile(t);
   const spin = cp.nodes.find((n) => n.callFrame.functionName === 'spin');
-  assert.deepEqual([spin.callFrame.url, spin.callFrame.lineNumber, spin.callFrame.columnNumber], [URL_, 2, 7]);
+  assert.deepEqual(
+    [spin.callFrame.url, spin.callFrame.lineNumber, spin.callFrame.columnNumber],
+    [URL_, 2, 7],
+  );
   assert.equal(cp.samples.length, t.samples.length);
-  assert.ok(toSpeedscope(t).shared.frames.some((f) => f.name === 'heavy' && f.file === URL_ && f.line === 10));
+  assert.ok(
+    toSpeedscope(t).shared.frames.some(
+      (f) => f.name === 'heavy' && f.file === URL_ && f.line === 10,
+    ),
+  );
   assert.ok(toTraceEvents(t).traceEvents.length > 0);
   assert.ok(toFirefoxProfile(t).threads.length === 1);
 });
@@ -129,7 +157,12 @@ test('without instrumented code the source declines and the constructor says wha
   const original = source.available;
   source.available = () => false;
   const Bare = createProfilerClass(loadCore(), { source: [source] });
-  assert.throws(() => new Bare({ sampleInterval: 1, maxBufferSize: 1 }),
-    (e) => e instanceof DOMException && e.name === 'NotAllowedError' && /perfshim instrument/.test(e.message));
+  assert.throws(
+    () => new Bare({ sampleInterval: 1, maxBufferSize: 1 }),
+    (e) =>
+      e instanceof DOMException &&
+      e.name === 'NotAllowedError' &&
+      /perfshim instrument/.test(e.message),
+  );
   source.available = original;
 });

@@ -34,9 +34,15 @@ test('known functions appear with their names, URL and 1-based definition positi
   assert.equal(t.resources[outer.resourceId], FIXTURE_URL);
   // V8 puts a function at the opening parenthesis of its parameters; +1 for 1-based.
   const sp = positionOf(FIXTURE, 'spinFor(ms) {');
-  assert.deepEqual({ line: spin.line, column: spin.column }, { line: sp.line, column: sp.column + 'spinFor'.length });
+  assert.deepEqual(
+    { line: spin.line, column: spin.column },
+    { line: sp.line, column: sp.column + 'spinFor'.length },
+  );
   const op = positionOf(FIXTURE, 'outerWork(ms) {');
-  assert.deepEqual({ line: outer.line, column: outer.column }, { line: op.line, column: op.column + 'outerWork'.length });
+  assert.deepEqual(
+    { line: outer.line, column: outer.column },
+    { line: op.line, column: op.column + 'outerWork'.length },
+  );
   // outerWork is the caller of spinFor in those samples.
   const withBoth = inSpin.filter((s) => {
     const names = framesOf(t, s).map((f) => f.name);
@@ -63,8 +69,10 @@ test('sample timestamps are on performance.now() clock, between marks around the
   assert.ok(inOuter.length > 0);
   // Timestamps are rounded to V8's 1 µs resolution: allow that much.
   for (const s of inOuter) {
-    assert.ok(s.timestamp >= before - 0.001 && s.timestamp <= after + 0.001,
-      `${s.timestamp} in [${before}, ${after}]`);
+    assert.ok(
+      s.timestamp >= before - 0.001 && s.timestamp <= after + 0.001,
+      `${s.timestamp} in [${before}, ${after}]`,
+    );
   }
   // And the work before and after is sampled outside that window (the clock is not shifted).
   assert.ok(t.samples.some((s) => s.timestamp < before));
@@ -86,7 +94,10 @@ test('samples taken after stop() are excluded', async () => {
   spinFor(30);
   const t = await promise;
   assert.ok(t.samples.length > 0);
-  assert.ok(t.samples.every((s) => s.timestamp <= afterStop), 'no sample after stop()');
+  assert.ok(
+    t.samples.every((s) => s.timestamp <= afterStop),
+    'no sample after stop()',
+  );
   assert.ok(samplesIn(t, 'workBeforeStop').length > 0, 'the work before stop() is in');
 });
 
@@ -114,7 +125,11 @@ test('the buffer fills: samplebufferfull fires once, the profiler stops, stop() 
   const events = [];
   let handlerCalls = 0;
   p.addEventListener('samplebufferfull', (e) => events.push(e));
-  p.onsamplebufferfull = function (e) { handlerCalls++; assert.equal(this, p); assert.equal(e.type, 'samplebufferfull'); };
+  p.onsamplebufferfull = function (e) {
+    handlerCalls++;
+    assert.equal(this, p);
+    assert.equal(e.type, 'samplebufferfull');
+  };
   await spinAndYield(10000, () => p.stopped);
   assert.equal(p.stopped, true);
   await new Promise((r) => setTimeout(r, 50)); // no second event
@@ -122,7 +137,10 @@ test('the buffer fills: samplebufferfull fires once, the profiler stops, stop() 
   assert.equal(handlerCalls, 1);
   assert.ok(events[0] instanceof Event);
   assert.equal(events[0].target, p);
-  await assert.rejects(p.stop(), (e) => e instanceof DOMException && e.name === 'InvalidStateError');
+  await assert.rejects(
+    p.stop(),
+    (e) => e instanceof DOMException && e.name === 'InvalidStateError',
+  );
 });
 
 test('stop() before the buffer-full event is seen returns exactly the first maxBufferSize samples', async () => {
@@ -142,7 +160,9 @@ test('stop() before the buffer-full event is seen returns exactly the first maxB
 test('the buffer is not full while below maxBufferSize: every sample kept, no event', async () => {
   const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1000 });
   let fired = false;
-  p.onsamplebufferfull = () => { fired = true; };
+  p.onsamplebufferfull = () => {
+    fired = true;
+  };
   await spinAndYield(100, () => false);
   const t = await p.stop();
   assert.equal(fired, false);
@@ -157,7 +177,9 @@ test('a buffer filled across handovers keeps one sample list in time order, no d
   const codec = createTraceCodec(core);
   const h = codec.create(300);
   let trace = null;
-  const sampler = nodeSource.start(codec, h, 0.1, 300, () => { trace = codec.read(h); });
+  const sampler = nodeSource.start(codec, h, 0.1, 300, () => {
+    trace = codec.read(h);
+  });
   const end = performance.now() + 10000;
   while (!trace && performance.now() < end) {
     spinFor(3);
@@ -202,7 +224,8 @@ test('several profilers run at once, each with its own trace, stopped in any ord
 test("a user's own inspector session keeps working alongside ours", async () => {
   const user = new inspector.Session();
   user.connect();
-  const post = (m, p) => new Promise((res, rej) => user.post(m, p, (e, r) => (e ? rej(e) : res(r))));
+  const post = (m, p) =>
+    new Promise((res, rej) => user.post(m, p, (e, r) => (e ? rej(e) : res(r))));
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 2000 });
   await post('Profiler.start');
@@ -238,7 +261,8 @@ test('works in a worker thread, with timestamps on the worker clock', async () =
   assertTraceInvariants(result.trace);
   const inOuter = samplesIn(result.trace, 'outerWork');
   assert.ok(inOuter.length > 0, 'worker code sampled');
-  for (const s of inOuter) assert.ok(s.timestamp >= result.before - 0.001 && s.timestamp <= result.after + 0.001);
+  for (const s of inOuter)
+    assert.ok(s.timestamp >= result.before - 0.001 && s.timestamp <= result.after + 0.001);
   assert.equal(result.trace.resources.includes(FIXTURE_URL), true);
 });
 
@@ -247,19 +271,25 @@ test('a running profiler that is dropped is collected, and its sampler stopped',
   const vm = await import('node:vm');
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc');
-  let closed = 0, samplers = 0;
+  let closed = 0,
+    samplers = 0;
   const source = {
     ...nodeSource,
     start(...args) {
       const s = nodeSource.start(...args);
       samplers++;
       const close = s.close.bind(s);
-      s.close = (...a) => { closed++; return close(...a); };
+      s.close = (...a) => {
+        closed++;
+        return close(...a);
+      };
       return s;
     },
   };
   const P = createProfilerClass(loadCore(), { source });
-  (() => { new P({ sampleInterval: 10, maxBufferSize: 1e6 }); })();
+  (() => {
+    new P({ sampleInterval: 10, maxBufferSize: 1e6 });
+  })();
   for (let i = 0; i < 50 && !closed; i++) {
     gc();
     await new Promise((r) => setTimeout(r, 10));

@@ -20,15 +20,15 @@ const NATIVE = {
     { name: 'main', resourceId: 0, line: 1, column: 10 },
     { name: 'work', resourceId: 0, line: 5, column: 14 },
     { name: 'Math.sqrt' },
-    { name: 'work', resourceId: 0, line: 5, column: 14 },   // duplicate of 1
+    { name: 'work', resourceId: 0, line: 5, column: 14 }, // duplicate of 1
     { name: 'helper', resourceId: 1, line: 2, column: 1 },
   ],
   stacks: [
     { frameId: 0 },
     { frameId: 1, parentId: 0 },
     { frameId: 2, parentId: 1 },
-    { frameId: 3, parentId: 0 },                            // same as 1 once frames collapse
-    { frameId: 4, parentId: 5 },                            // parent after child
+    { frameId: 3, parentId: 0 }, // same as 1 once frames collapse
+    { frameId: 4, parentId: 5 }, // parent after child
     { frameId: 0, parentId: 3 },
   ],
   samples: [
@@ -51,11 +51,19 @@ test('a native trace is re-encoded into the trie, duplicates collapsed', () => {
   assert.deepEqual(t.frames[2], { name: 'Math.sqrt' });
   // Sample 2's stack main > work is the same as stack 3's.
   assert.equal(t.samples[0].stackId !== undefined, true);
-  const chain = (s) => { const out = []; for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId) out.unshift(t.frames[t.stacks[id].frameId].name); return out; };
+  const chain = (s) => {
+    const out = [];
+    for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
+      out.unshift(t.frames[t.stacks[id].frameId].name);
+    return out;
+  };
   assert.deepEqual(chain(t.samples[0]), ['main', 'work', 'Math.sqrt']);
   assert.deepEqual(chain(t.samples[1]), ['main', 'work']);
   assert.deepEqual(chain(t.samples[3]), ['main', 'work', 'main', 'helper']);
-  assert.equal(t.samples[1].stackId, t.stacks.findIndex((s) => s.parentId === 0 && t.frames[s.frameId].name === 'work'));
+  assert.equal(
+    t.samples[1].stackId,
+    t.stacks.findIndex((s) => s.parentId === 0 && t.frames[s.frameId].name === 'work'),
+  );
 });
 
 test('absent members are absent, never null or undefined; members in IDL (lexicographic) order', () => {
@@ -68,8 +76,12 @@ test('absent members are absent, never null or undefined; members in IDL (lexico
   assert.deepEqual(Object.keys(t.frames[2]), ['name']);
   assert.deepEqual(Object.keys(t.stacks[0]), ['frameId']);
   assert.deepEqual(Object.keys(t.stacks[1]), ['frameId', 'parentId']);
-  assert.deepEqual(t.samples[0], { marker: 'script', stackId: t.samples[0].stackId, timestamp: 10.5 });
-  assert.deepEqual(Object.keys(t.samples[2]), ['timestamp']);   // empty stack: no stackId
+  assert.deepEqual(t.samples[0], {
+    marker: 'script',
+    stackId: t.samples[0].stackId,
+    timestamp: 10.5,
+  });
+  assert.deepEqual(Object.keys(t.samples[2]), ['timestamp']); // empty stack: no stackId
   assert.deepEqual(Object.keys(t.samples[3]), ['marker', 'stackId', 'timestamp']);
   assert.ok(!JSON.stringify(t).includes('null'));
 });
@@ -97,31 +109,56 @@ test('samples beyond maxBufferSize are refused and the trace is marked full', ()
 test('samples after the stop time are left out of a re-encoded trace', () => {
   const h = codec.create(100);
   assert.equal(codec.importTrace(h, NATIVE, 25), 2);
-  assert.deepEqual(codec.read(h).samples.map((s) => s.timestamp), [10.5, 20.5]);
+  assert.deepEqual(
+    codec.read(h).samples.map((s) => s.timestamp),
+    [10.5, 20.5],
+  );
   codec.free(h);
 });
 
 test('malformed traces are TypeErrors', () => {
   const bad = [
     { ...NATIVE, frames: [{ name: 'x', resourceId: 9 }], stacks: [], samples: [] },
-    { ...NATIVE, stacks: [{ frameId: 0, parentId: 1 }, { frameId: 0, parentId: 0 }], samples: [{ timestamp: 1, stackId: 1 }] },
+    {
+      ...NATIVE,
+      stacks: [
+        { frameId: 0, parentId: 1 },
+        { frameId: 0, parentId: 0 },
+      ],
+      samples: [{ timestamp: 1, stackId: 1 }],
+    },
     { ...NATIVE, stacks: [{ frameId: 99 }], samples: [{ timestamp: 1, stackId: 0 }] },
     { ...NATIVE, samples: [{ timestamp: 1, stackId: 42 }] },
     { ...NATIVE, samples: [{ timestamp: NaN }] },
   ];
   for (const t of bad) {
     const h = codec.create(100);
-    assert.throws(() => codec.importTrace(h, t), (e) => e.constructor === TypeError && e.name === 'TypeError');
+    assert.throws(
+      () => codec.importTrace(h, t),
+      (e) => e.constructor === TypeError && e.name === 'TypeError',
+    );
     codec.free(h);
   }
 });
 
 test('a marker this build does not know is an error, or "other" for a browser\'s own trace', () => {
-  const t = { ...NATIVE, samples: [{ timestamp: 1, marker: 'future' }, { timestamp: 2, marker: 'gc' }] };
+  const t = {
+    ...NATIVE,
+    samples: [
+      { timestamp: 1, marker: 'future' },
+      { timestamp: 2, marker: 'gc' },
+    ],
+  };
   const h = codec.create(100);
-  assert.throws(() => codec.importTrace(h, t), (e) => e.constructor === TypeError && /samples\[0\]\.marker future/.test(e.message));
+  assert.throws(
+    () => codec.importTrace(h, t),
+    (e) => e.constructor === TypeError && /samples\[0\]\.marker future/.test(e.message),
+  );
   assert.equal(codec.importTrace(h, t, Infinity, -Infinity, undefined, true), 2);
-  assert.deepEqual(codec.read(h).samples.map((x) => x.marker), ['other', 'gc']);
+  assert.deepEqual(
+    codec.read(h).samples.map((x) => x.marker),
+    ['other', 'gc'],
+  );
   codec.free(h);
 });
 
@@ -138,16 +175,25 @@ test('addSample interns frames and walks the trie per sample', () => {
   assert.equal(t.resources.length, 1);
   assert.equal(t.frames.length, 3);
   assert.equal(t.stacks.length, 3);
-  assert.deepEqual(t.samples.map((s) => s.stackId), [1, 2, 0, undefined]);
+  assert.deepEqual(
+    t.samples.map((s) => s.stackId),
+    [1, 2, 0, undefined],
+  );
 });
 
 test('non-ASCII names and URLs survive the round trip', () => {
   const h = codec.create(10);
-  codec.addSample(h, 1, [{ name: 'café☕', resource: 'https://ü.test/ß.js', line: 1, column: 2 }, { name: '𝒻' }]);
+  codec.addSample(h, 1, [
+    { name: 'café☕', resource: 'https://ü.test/ß.js', line: 1, column: 2 },
+    { name: '𝒻' },
+  ]);
   const t = codec.read(h);
   codec.free(h);
   assert.deepEqual(t.resources, ['https://ü.test/ß.js']);
-  assert.deepEqual(t.frames.map((f) => f.name), ['café☕', '𝒻']);
+  assert.deepEqual(
+    t.frames.map((f) => f.name),
+    ['café☕', '𝒻'],
+  );
 });
 
 test('views are re-derived after the core memory grows', () => {
@@ -166,13 +212,61 @@ test('views are re-derived after the core memory grows', () => {
 
 test('a synthetic V8 profile converts like the real ones', () => {
   const profile = {
-    startTime: 5_000_000, endTime: 5_010_000,
+    startTime: 5_000_000,
+    endTime: 5_010_000,
     nodes: [
-      { id: 1, callFrame: { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }, children: [2, 3, 4] },
-      { id: 2, callFrame: { functionName: '(program)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 } },
-      { id: 3, callFrame: { functionName: '(garbage collector)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 } },
-      { id: 4, callFrame: { functionName: 'run', scriptId: '9', url: 'file:///r.js', lineNumber: 4, columnNumber: 11 }, children: [5] },
-      { id: 5, callFrame: { functionName: 'inner', scriptId: '9', url: 'file:///r.js', lineNumber: 0, columnNumber: 0 } },
+      {
+        id: 1,
+        callFrame: {
+          functionName: '(root)',
+          scriptId: '0',
+          url: '',
+          lineNumber: -1,
+          columnNumber: -1,
+        },
+        children: [2, 3, 4],
+      },
+      {
+        id: 2,
+        callFrame: {
+          functionName: '(program)',
+          scriptId: '0',
+          url: '',
+          lineNumber: -1,
+          columnNumber: -1,
+        },
+      },
+      {
+        id: 3,
+        callFrame: {
+          functionName: '(garbage collector)',
+          scriptId: '0',
+          url: '',
+          lineNumber: -1,
+          columnNumber: -1,
+        },
+      },
+      {
+        id: 4,
+        callFrame: {
+          functionName: 'run',
+          scriptId: '9',
+          url: 'file:///r.js',
+          lineNumber: 4,
+          columnNumber: 11,
+        },
+        children: [5],
+      },
+      {
+        id: 5,
+        callFrame: {
+          functionName: 'inner',
+          scriptId: '9',
+          url: 'file:///r.js',
+          lineNumber: 0,
+          columnNumber: 0,
+        },
+      },
     ],
     samples: [5, 2, 3, 4],
     timeDeltas: [1000, 1000, 1000, 1000],
@@ -184,9 +278,17 @@ test('a synthetic V8 profile converts like the real ones', () => {
   codec.free(h);
   assertTraceInvariants(t);
   assert.deepEqual(t, {
-    frames: [{ column: 12, line: 5, name: 'run', resourceId: 0 }, { column: 1, line: 1, name: 'inner', resourceId: 0 }],
+    frames: [
+      { column: 12, line: 5, name: 'run', resourceId: 0 },
+      { column: 1, line: 1, name: 'inner', resourceId: 0 },
+    ],
     resources: ['file:///r.js'],
-    samples: [{ stackId: 1, timestamp: 11 }, { timestamp: 12 }, { marker: 'gc', timestamp: 13 }, { stackId: 0, timestamp: 14 }],
+    samples: [
+      { stackId: 1, timestamp: 11 },
+      { timestamp: 12 },
+      { marker: 'gc', timestamp: 13 },
+      { stackId: 0, timestamp: 14 },
+    ],
     stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }],
   });
 });

@@ -34,12 +34,15 @@ test('measures from a pool of marks interleave with the marks in startTime order
   performance.clearMeasures();
   const names = Array.from({ length: 100 }, (_, i) => `pool-${i}`);
   for (let i = 0; i < 1000; i++) performance.mark(names[i % 100], { startTime: i });
-  for (let i = 0; i < 3000; i++) performance.measure('from-pool', names[(i * 37) % 100], names[(i * 11) % 100]);
+  for (let i = 0; i < 3000; i++)
+    performance.measure('from-pool', names[(i * 37) % 100], names[(i * 11) % 100]);
   const measures = performance.getEntriesByName('from-pool', 'measure');
   assert.equal(measures.length, 3000);
   assert.ok(sorted(measures));
   assert.equal(measures[0].startTime, 900, 'pool-0 converts to its latest mark');
-  const all = performance.getEntries().filter((e) => e.entryType === 'mark' || e.entryType === 'measure');
+  const all = performance
+    .getEntries()
+    .filter((e) => e.entryType === 'mark' || e.entryType === 'measure');
   assert.equal(all.length, 4000);
   assert.ok(sorted(all));
   // Ties keep insertion order: the mark at 950 was added before every measure starting there.

@@ -5,19 +5,33 @@
 // buffers before the buffer-full check).
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { performance, PerformanceObserver, setBufferLimit, droppedEntries } from '../../glue/index.js';
+import {
+  performance,
+  PerformanceObserver,
+  setBufferLimit,
+  droppedEntries,
+} from '../../glue/index.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 10));
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); });
-afterEach(() => { setBufferLimit('mark', 0); setBufferLimit('measure', 0); });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+});
+afterEach(() => {
+  setBufferLimit('mark', 0);
+  setBufferLimit('measure', 0);
+});
 
 test('marks past the limit are not buffered and are counted as dropped', () => {
   const before = droppedEntries('mark');
   setBufferLimit('mark', 3);
   const made = [];
   for (let i = 0; i < 5; i++) made.push(performance.mark(`m${i}`, { startTime: i }));
-  assert.deepEqual(performance.getEntriesByType('mark').map((e) => e.name), ['m0', 'm1', 'm2']);
+  assert.deepEqual(
+    performance.getEntriesByType('mark').map((e) => e.name),
+    ['m0', 'm1', 'm2'],
+  );
   assert.equal(droppedEntries('mark') - before, 2);
   assert.equal(made[4].name, 'm4', 'mark() still returns the dropped entry');
   assert.equal(made[4].entryType, 'mark');
@@ -41,21 +55,33 @@ test('a dropped mark cannot be used by measure (it is not in the buffer)', () =>
   setBufferLimit('mark', 1);
   performance.mark('kept', { startTime: 1 });
   performance.mark('dropped', { startTime: 2 });
-  assert.throws(() => performance.measure('m', 'dropped'), (e) => e instanceof DOMException && e.name === 'SyntaxError');
+  assert.throws(
+    () => performance.measure('m', 'dropped'),
+    (e) => e instanceof DOMException && e.name === 'SyntaxError',
+  );
   assert.equal(performance.measure('m', 'kept', 'kept').startTime, 1);
 });
 
 test('clearing makes room again; the dropped count is not reset by clearing', () => {
   const before = droppedEntries('mark');
   setBufferLimit('mark', 2);
-  performance.mark('a'); performance.mark('b'); performance.mark('c');
+  performance.mark('a');
+  performance.mark('b');
+  performance.mark('c');
   assert.equal(droppedEntries('mark') - before, 1);
   performance.clearMarks('a');
   performance.mark('d');
-  assert.deepEqual(performance.getEntriesByType('mark').map((e) => e.name), ['b', 'd']);
+  assert.deepEqual(
+    performance.getEntriesByType('mark').map((e) => e.name),
+    ['b', 'd'],
+  );
   performance.clearMarks();
-  performance.mark('e'); performance.mark('f');
-  assert.deepEqual(performance.getEntriesByType('mark').map((e) => e.name), ['e', 'f']);
+  performance.mark('e');
+  performance.mark('f');
+  assert.deepEqual(
+    performance.getEntriesByType('mark').map((e) => e.name),
+    ['e', 'f'],
+  );
   assert.equal(droppedEntries('mark') - before, 1);
 });
 
@@ -70,7 +96,9 @@ test('dropped entries still reach observers, and droppedEntriesCount reports the
   setBufferLimit('mark', 2);
   const base = droppedEntries('mark') + droppedEntries('measure');
   const calls = [];
-  const po = new PerformanceObserver((list, obs, options) => calls.push({ names: list.getEntries().map((e) => e.name), options }));
+  const po = new PerformanceObserver((list, obs, options) =>
+    calls.push({ names: list.getEntries().map((e) => e.name), options }),
+  );
   po.observe({ entryTypes: ['mark', 'measure'] });
   for (let i = 0; i < 5; i++) performance.mark(`o${i}`, { startTime: i });
   await tick();
@@ -85,17 +113,27 @@ test('dropped entries still reach observers, and droppedEntriesCount reports the
 
 test('droppedEntriesCount counts only the observed types', async () => {
   setBufferLimit('measure', 1);
-  performance.measure('s1'); performance.measure('s2'); performance.measure('s3');
+  performance.measure('s1');
+  performance.measure('s2');
+  performance.measure('s3');
   const markDropped = droppedEntries('mark');
   let opts;
-  const po = new PerformanceObserver((l, o, options) => { opts = options; });
+  const po = new PerformanceObserver((l, o, options) => {
+    opts = options;
+  });
   po.observe({ type: 'mark' });
   performance.mark('x');
   await tick();
-  assert.equal(opts.droppedEntriesCount, markDropped, 'measure drops are not counted for a mark observer');
+  assert.equal(
+    opts.droppedEntriesCount,
+    markDropped,
+    'measure drops are not counted for a mark observer',
+  );
   po.disconnect();
   let opts2;
-  const po2 = new PerformanceObserver((l, o, options) => { opts2 = options; });
+  const po2 = new PerformanceObserver((l, o, options) => {
+    opts2 = options;
+  });
   po2.observe({ type: 'measure', buffered: true });
   await tick();
   assert.equal(opts2.droppedEntriesCount, droppedEntries('measure'));
@@ -105,13 +143,21 @@ test('droppedEntriesCount counts only the observed types', async () => {
 
 test('setBufferLimit rejects unknown types with TypeError', () => {
   for (const type of ['resource', 'Mark', '', undefined, 'function']) {
-    assert.throws(() => setBufferLimit(type, 1), (e) => e instanceof TypeError, String(type));
+    assert.throws(
+      () => setBufferLimit(type, 1),
+      (e) => e instanceof TypeError,
+      String(type),
+    );
   }
 });
 
 test('setBufferLimit rejects bad limits with RangeError', () => {
   for (const n of [-1, 1.5, NaN, Infinity, 2 ** 32, 'abc']) {
-    assert.throws(() => setBufferLimit('mark', n), (e) => e instanceof RangeError, String(n));
+    assert.throws(
+      () => setBufferLimit('mark', n),
+      (e) => e instanceof RangeError,
+      String(n),
+    );
   }
   // Nothing changed: still unbounded.
   for (let i = 0; i < 3; i++) performance.mark('ok');

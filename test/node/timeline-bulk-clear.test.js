@@ -27,16 +27,23 @@ test('clearMarks() leaves measures, and handed-out entries keep their values', (
   performance.clearMarks();
   performance.clearMeasures();
   const marks = [];
-  for (let i = 0; i < 50000; i++) marks.push(performance.mark(`m${i % 10}`, { startTime: i, detail: i }));
+  for (let i = 0; i < 50000; i++)
+    marks.push(performance.mark(`m${i % 10}`, { startTime: i, detail: i }));
   const span = performance.measure('span', 'm1', 'm9');
   performance.clearMarks();
   assert.equal(performance.getEntriesByType('mark').length, 0);
   assert.equal(performance.getEntriesByName('m1').length, 0);
-  assert.deepEqual(performance.getEntries().filter((e) => e.entryType === 'measure'), [span]);
+  assert.deepEqual(
+    performance.getEntries().filter((e) => e.entryType === 'measure'),
+    [span],
+  );
   assert.equal(marks[123].startTime, 123);
   assert.equal(marks[123].name, 'm3');
   assert.equal(marks[123].detail, 123);
-  assert.throws(() => performance.measure('gone', 'm1'), (e) => e instanceof DOMException && e.name === 'SyntaxError');
+  assert.throws(
+    () => performance.measure('gone', 'm1'),
+    (e) => e instanceof DOMException && e.name === 'SyntaxError',
+  );
   const again = performance.mark('m1', { startTime: 5 });
   assert.deepEqual(performance.getEntriesByName('m1'), [again]);
   assert.deepEqual(performance.getEntriesByType('mark'), [again]);

@@ -5,11 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  performance, PerformanceEntry, PerformanceMark, PerformanceMeasure,
-  PerformanceObserver, PerformanceObserverEntryList,
+  performance,
+  PerformanceEntry,
+  PerformanceMark,
+  PerformanceMeasure,
+  PerformanceObserver,
+  PerformanceObserverEntryList,
 } from '../../glue/index.js';
 
-const throwsType = (fn, msg) => assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError', msg);
+const throwsType = (fn, msg) =>
+  assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError', msg);
 
 function accessor(proto, name) {
   const d = Object.getOwnPropertyDescriptor(proto, name);
@@ -26,7 +31,10 @@ function operation(proto, name, length) {
   const d = Object.getOwnPropertyDescriptor(proto, name);
   assert.ok(d, `${name} is an own property of the prototype`);
   assert.equal(typeof d.value, 'function');
-  assert.ok(d.enumerable && d.writable && d.configurable, `${name}: enumerable, writable, configurable`);
+  assert.ok(
+    d.enumerable && d.writable && d.configurable,
+    `${name}: enumerable, writable, configurable`,
+  );
   assert.equal(d.value.length, length, `${name}.length`);
   return d.value;
 }
@@ -41,7 +49,8 @@ function toStringTag(proto, tag) {
 }
 
 test('PerformanceEntry.prototype: name, entryType, startTime, duration accessors and toJSON', () => {
-  for (const name of ['name', 'entryType', 'startTime', 'duration']) accessor(PerformanceEntry.prototype, name);
+  for (const name of ['name', 'entryType', 'startTime', 'duration'])
+    accessor(PerformanceEntry.prototype, name);
   operation(PerformanceEntry.prototype, 'toJSON', 0);
   toStringTag(PerformanceEntry.prototype, 'PerformanceEntry');
 });
@@ -57,7 +66,10 @@ test('PerformanceEntry getters are brand-checked (TypeError on other objects)', 
   for (const name of ['name', 'entryType', 'startTime', 'duration']) {
     const get = Object.getOwnPropertyDescriptor(PerformanceEntry.prototype, name).get;
     throwsType(() => get.call({}), `${name} on {}`);
-    throwsType(() => get.call(Object.create(PerformanceEntry.prototype)), `${name} on Object.create(proto)`);
+    throwsType(
+      () => get.call(Object.create(PerformanceEntry.prototype)),
+      `${name} on Object.create(proto)`,
+    );
     throwsType(() => get.call(undefined), `${name} on undefined`);
     throwsType(() => PerformanceMark.prototype[name], `PerformanceMark.prototype.${name}`);
   }
@@ -68,7 +80,10 @@ test('the getters work through the prototype on every kind of entry', () => {
   const m = performance.mark('g', { startTime: 2 });
   const get = Object.getOwnPropertyDescriptor(PerformanceEntry.prototype, 'startTime').get;
   assert.equal(get.call(m), 2);
-  assert.equal(Object.getOwnPropertyDescriptor(PerformanceEntry.prototype, 'name').get.call(m), 'g');
+  assert.equal(
+    Object.getOwnPropertyDescriptor(PerformanceEntry.prototype, 'name').get.call(m),
+    'g',
+  );
 });
 
 test('PerformanceMark.prototype: detail accessor, toStringTag, chain to PerformanceEntry', () => {
@@ -76,7 +91,10 @@ test('PerformanceMark.prototype: detail accessor, toStringTag, chain to Performa
   toStringTag(PerformanceMark.prototype, 'PerformanceMark');
   assert.equal(Object.getPrototypeOf(PerformanceMark.prototype), PerformanceEntry.prototype);
   assert.equal(Object.getPrototypeOf(PerformanceMark), PerformanceEntry);
-  assert.deepEqual(Object.getOwnPropertyNames(PerformanceMark.prototype).sort(), ['constructor', 'detail']);
+  assert.deepEqual(Object.getOwnPropertyNames(PerformanceMark.prototype).sort(), [
+    'constructor',
+    'detail',
+  ]);
 });
 
 test('PerformanceMeasure.prototype: detail accessor, toStringTag, chain to PerformanceEntry', () => {
@@ -84,7 +102,10 @@ test('PerformanceMeasure.prototype: detail accessor, toStringTag, chain to Perfo
   toStringTag(PerformanceMeasure.prototype, 'PerformanceMeasure');
   assert.equal(Object.getPrototypeOf(PerformanceMeasure.prototype), PerformanceEntry.prototype);
   assert.equal(Object.getPrototypeOf(PerformanceMeasure), PerformanceEntry);
-  assert.deepEqual(Object.getOwnPropertyNames(PerformanceMeasure.prototype).sort(), ['constructor', 'detail']);
+  assert.deepEqual(Object.getOwnPropertyNames(PerformanceMeasure.prototype).sort(), [
+    'constructor',
+    'detail',
+  ]);
 });
 
 test('detail getters are brand-checked per interface', () => {
@@ -158,14 +179,26 @@ test('toJSON of a mark: name, entryType, startTime, duration, detail', () => {
   const m = performance.mark('json', { startTime: 12.5, detail: { a: [1, 'two'] } });
   const json = m.toJSON();
   assert.equal(Object.getPrototypeOf(json), Object.prototype);
-  assert.deepEqual(json, { name: 'json', entryType: 'mark', startTime: 12.5, duration: 0, detail: { a: [1, 'two'] } });
+  assert.deepEqual(json, {
+    name: 'json',
+    entryType: 'mark',
+    startTime: 12.5,
+    duration: 0,
+    detail: { a: [1, 'two'] },
+  });
   assert.deepEqual(JSON.parse(JSON.stringify(m)), json);
   assert.equal(performance.mark('json-null').toJSON().detail, null);
 });
 
 test('toJSON of a measure: name, entryType, startTime, duration, detail', () => {
   const ms = performance.measure('json', { start: 2, end: 7, detail: 'd' });
-  assert.deepEqual(ms.toJSON(), { name: 'json', entryType: 'measure', startTime: 2, duration: 5, detail: 'd' });
+  assert.deepEqual(ms.toJSON(), {
+    name: 'json',
+    entryType: 'measure',
+    startTime: 2,
+    duration: 5,
+    detail: 'd',
+  });
   assert.deepEqual(JSON.parse(JSON.stringify(ms)), ms.toJSON());
 });
 
@@ -183,27 +216,49 @@ test('instanceof PerformanceEntry holds for marks and measures, not for look-ali
 
 test('entry attributes cannot be assigned', () => {
   const m = performance.mark('ro', { startTime: 1 });
-  assert.throws(() => { 'use strict'; m.startTime = 5; }, TypeError);
+  assert.throws(() => {
+    'use strict';
+    m.startTime = 5;
+  }, TypeError);
   assert.equal(m.startTime, 1);
-  assert.throws(() => { m.name = 'x'; }, TypeError);
+  assert.throws(() => {
+    m.name = 'x';
+  }, TypeError);
   assert.equal(m.name, 'ro');
 });
 
 test('operations are not constructors and have their names', () => {
   const proto = Object.getPrototypeOf(performance);
-  for (const name of ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType', 'getEntriesByName']) {
+  for (const name of [
+    'mark',
+    'measure',
+    'clearMarks',
+    'clearMeasures',
+    'getEntries',
+    'getEntriesByType',
+    'getEntriesByName',
+  ]) {
     assert.equal(proto[name].name, name);
     throwsType(() => new proto[name]('x'), `new performance.${name}()`);
   }
   for (const name of ['observe', 'disconnect', 'takeRecords']) {
     assert.equal(PerformanceObserver.prototype[name].name, name);
-    throwsType(() => new PerformanceObserver.prototype[name](), `new PerformanceObserver.prototype.${name}()`);
+    throwsType(
+      () => new PerformanceObserver.prototype[name](),
+      `new PerformanceObserver.prototype.${name}()`,
+    );
   }
   throwsType(() => new PerformanceEntry.prototype.toJSON());
 });
 
 test('interface objects: prototype is non-writable, non-enumerable, non-configurable; constructor links back', () => {
-  for (const C of [PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceObserver, PerformanceObserverEntryList]) {
+  for (const C of [
+    PerformanceEntry,
+    PerformanceMark,
+    PerformanceMeasure,
+    PerformanceObserver,
+    PerformanceObserverEntryList,
+  ]) {
     const d = Object.getOwnPropertyDescriptor(C, 'prototype');
     assert.deepEqual([d.writable, d.enumerable, d.configurable], [false, false, false], C.name);
     assert.equal(C.prototype.constructor, C);

@@ -7,14 +7,38 @@ import { hostNameFilter } from '../../glue/timeline.js';
 
 // Chromium 156's PerformanceObserver.supportedEntryTypes (as read on this machine) without mark
 // and measure.
-const CHROMIUM = ['element', 'event', 'first-input', 'interaction-contentful-paint',
-  'largest-contentful-paint', 'layout-shift', 'long-animation-frame', 'longtask', 'navigation',
-  'paint', 'resource', 'soft-navigation', 'visibility-state'];
+const CHROMIUM = [
+  'element',
+  'event',
+  'first-input',
+  'interaction-contentful-paint',
+  'largest-contentful-paint',
+  'layout-shift',
+  'long-animation-frame',
+  'longtask',
+  'navigation',
+  'paint',
+  'resource',
+  'soft-navigation',
+  'visibility-state',
+];
 
 test('names the host types can carry are asked for, others are not', () => {
   const may = hostNameFilter(CHROMIUM);
-  for (const name of ['https://example.test/app.js', 'data:,x', 'first-paint', 'first-contentful-paint',
-    'click', 'pointerdown', 'self', 'visible', 'image-paint', '', 'longtask', 'layout-shift']) {
+  for (const name of [
+    'https://example.test/app.js',
+    'data:,x',
+    'first-paint',
+    'first-contentful-paint',
+    'click',
+    'pointerdown',
+    'self',
+    'visible',
+    'image-paint',
+    '',
+    'longtask',
+    'layout-shift',
+  ]) {
     assert.equal(may(name), true, name);
   }
   for (const name of ['needle', 'request-42', 'parse:start'.replace(':', '-'), 'name-7']) {

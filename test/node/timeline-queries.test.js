@@ -7,9 +7,13 @@ import { performance } from '../../glue/index.js';
 
 const ours = (list) => list.filter((e) => e.entryType === 'mark' || e.entryType === 'measure');
 const sig = (list) => list.map((e) => `${e.entryType}:${e.name}@${e.startTime}`);
-const throwsType = (fn) => assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError');
+const throwsType = (fn) =>
+  assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError');
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+});
 
 test('getEntries sorts by startTime across types, not by insertion', () => {
   performance.mark('c', { startTime: 30 });
@@ -17,8 +21,13 @@ test('getEntries sorts by startTime across types, not by insertion', () => {
   performance.measure('m', { start: 20, end: 25 });
   performance.mark('b', { startTime: 20.5 });
   performance.measure('z', { start: 5, end: 6 });
-  assert.deepEqual(sig(ours(performance.getEntries())),
-    ['measure:z@5', 'mark:a@10', 'measure:m@20', 'mark:b@20.5', 'mark:c@30']);
+  assert.deepEqual(sig(ours(performance.getEntries())), [
+    'measure:z@5',
+    'mark:a@10',
+    'measure:m@20',
+    'mark:b@20.5',
+    'mark:c@30',
+  ]);
 });
 
 test('ties in startTime keep insertion order (getEntries, ByType, ByName)', () => {
@@ -63,14 +72,22 @@ test('getEntriesByName(name, type) filters by both', () => {
   assert.deepEqual(sig(performance.getEntriesByName('n', 'measure')), ['measure:n@5']);
   assert.deepEqual(performance.getEntriesByName('n', 'resource'), []);
   assert.deepEqual(performance.getEntriesByName('n', 'nope'), []);
-  assert.deepEqual(sig(performance.getEntriesByName('n', undefined)), ['mark:n@3', 'measure:n@5'], 'undefined type = omitted');
+  assert.deepEqual(
+    sig(performance.getEntriesByName('n', undefined)),
+    ['mark:n@3', 'measure:n@5'],
+    'undefined type = omitted',
+  );
 });
 
 test('unknown or differently-cased types give an empty array', () => {
   performance.mark('a');
   for (const type of ['nope', 'Mark', 'MARK', 'marks', '', ' mark', 'measure ']) {
     assert.deepEqual(performance.getEntriesByType(type), [], `type ${JSON.stringify(type)}`);
-    assert.deepEqual(performance.getEntriesByName('a', type), [], `name a, type ${JSON.stringify(type)}`);
+    assert.deepEqual(
+      performance.getEntriesByName('a', type),
+      [],
+      `name a, type ${JSON.stringify(type)}`,
+    );
   }
 });
 
@@ -89,11 +106,15 @@ test('queries return the same entry objects every time, in new arrays', () => {
   assert.equal(l1[0], l2[0]);
   assert.equal(l1[0], a);
   assert.equal(performance.getEntriesByName('m')[0], m);
-  assert.equal(ours(performance.getEntries()).find((e) => e.name === 'm'), m);
+  assert.equal(
+    ours(performance.getEntries()).find((e) => e.name === 'm'),
+    m,
+  );
 });
 
 test('returned arrays are real, mutable Arrays that do not alias the buffer', () => {
-  performance.mark('a'); performance.mark('b');
+  performance.mark('a');
+  performance.mark('b');
   const list = performance.getEntriesByType('mark');
   assert.ok(Array.isArray(list));
   assert.equal(Object.getPrototypeOf(list), Array.prototype);
@@ -128,7 +149,15 @@ test('query arguments are converted with String()', () => {
 });
 
 test('the Performance methods check their receiver (TypeError)', () => {
-  for (const method of ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType', 'getEntriesByName']) {
+  for (const method of [
+    'mark',
+    'measure',
+    'clearMarks',
+    'clearMeasures',
+    'getEntries',
+    'getEntriesByType',
+    'getEntriesByName',
+  ]) {
     throwsType(() => performance[method].call({}, 'x'));
     throwsType(() => performance[method].call(undefined, 'x'));
   }
@@ -136,12 +165,23 @@ test('the Performance methods check their receiver (TypeError)', () => {
 
 test('Performance methods are enumerable on the prototype with the IDL lengths', () => {
   const proto = Object.getPrototypeOf(performance);
-  const expected = { mark: 1, measure: 1, clearMarks: 0, clearMeasures: 0, getEntries: 0, getEntriesByType: 1, getEntriesByName: 1 };
+  const expected = {
+    mark: 1,
+    measure: 1,
+    clearMarks: 0,
+    clearMeasures: 0,
+    getEntries: 0,
+    getEntriesByType: 1,
+    getEntriesByName: 1,
+  };
   for (const [name, length] of Object.entries(expected)) {
     const d = Object.getOwnPropertyDescriptor(proto, name);
     assert.ok(d, `${name} on the prototype`);
     assert.equal(typeof d.value, 'function');
-    assert.ok(d.enumerable && d.writable && d.configurable, `${name} is enumerable, writable, configurable`);
+    assert.ok(
+      d.enumerable && d.writable && d.configurable,
+      `${name} is enumerable, writable, configurable`,
+    );
     assert.equal(d.value.length, length, `${name}.length`);
     assert.equal(Object.hasOwn(performance, name), false, `${name} is not an own property`);
   }

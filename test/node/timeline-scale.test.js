@@ -17,7 +17,8 @@ test('200,000 marks: getEntriesByName, getEntriesByType and getEntries work and 
   assert.equal(odd[odd.length - 1], made[N - 1]);
   const marks = performance.getEntriesByType('mark');
   assert.equal(marks.length, N);
-  for (let i = 0; i < N; i += 9973) assert.equal(marks[i], made[i], `entry ${i} is the same object`);
+  for (let i = 0; i < N; i += 9973)
+    assert.equal(marks[i], made[i], `entry ${i} is the same object`);
   const all = performance.getEntries().filter((e) => e.entryType === 'mark');
   assert.equal(all.length, N);
   for (let i = 1; i < all.length; i++) {
@@ -47,7 +48,7 @@ test('clearMarks(name) on a big buffer removes exactly that name, in reasonable 
   assert.ok(ms < 2000, `clearMarks(name) took ${ms} ms`);
   assert.equal(performance.getEntriesByName('drop').length, 0);
   const kept = performance.getEntriesByType('mark');
-  assert.equal(kept.length, N * 3 / 4);
+  assert.equal(kept.length, (N * 3) / 4);
   assert.ok(kept.every((e) => e.name === 'keep'));
   // Marks made after clearing land after the survivors.
   const late = performance.mark('drop', { startTime: N + 1 });
@@ -58,8 +59,12 @@ test('clearMarks(name) on a big buffer removes exactly that name, in reasonable 
 
 test('200,000 marks in one task reach an observer in one callback', async () => {
   performance.clearMarks();
-  let calls = 0, count = 0;
-  const po = new PerformanceObserver((list) => { calls++; count += list.getEntries().length; });
+  let calls = 0,
+    count = 0;
+  const po = new PerformanceObserver((list) => {
+    calls++;
+    count += list.getEntries().length;
+  });
   po.observe({ type: 'mark' });
   for (let i = 0; i < N; i++) performance.mark('obs');
   await new Promise((r) => setTimeout(r, 50));

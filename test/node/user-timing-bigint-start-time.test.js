@@ -5,9 +5,16 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance, PerformanceMark } from '../../glue/index.js';
 
-const throwsType = (fn) => assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError' && /BigInt/.test(e.message));
+const throwsType = (fn) =>
+  assert.throws(
+    fn,
+    (e) => e instanceof TypeError && e.name === 'TypeError' && /BigInt/.test(e.message),
+  );
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+});
 
 test('mark(name, { startTime: 10n }) throws TypeError and buffers nothing', () => {
   throwsType(() => performance.mark('big', { startTime: 10n }));
@@ -26,8 +33,10 @@ test('measure(name, { start: 0, duration: 10n }) throws TypeError', () => {
 });
 
 test('measure(name, { start: 10n }) looks up the mark "10", as the (DOMString or double) union does', () => {
-  assert.throws(() => performance.measure('big', { start: 10n }),
-    (e) => e instanceof DOMException && e.name === 'SyntaxError' && e.message.includes("'10'"));
+  assert.throws(
+    () => performance.measure('big', { start: 10n }),
+    (e) => e instanceof DOMException && e.name === 'SyntaxError' && e.message.includes("'10'"),
+  );
   performance.mark('10', { startTime: 3 });
   assert.equal(performance.measure('big', { start: 10n, end: 5 }).startTime, 3);
 });

@@ -6,13 +6,19 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance, PerformanceMark } from '../../glue/index.js';
 
-const throwsType = (fn) => assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError');
+const throwsType = (fn) =>
+  assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError');
 const names = (list) => list.map((e) => `${e.entryType}:${e.name}`);
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+});
 
 test('clearMarks() removes every mark and no measure', () => {
-  performance.mark('a'); performance.mark('b'); performance.mark('a');
+  performance.mark('a');
+  performance.mark('b');
+  performance.mark('a');
   performance.measure('m', 'a');
   assert.equal(performance.clearMarks(), undefined);
   assert.deepEqual(performance.getEntriesByType('mark'), []);
@@ -20,7 +26,10 @@ test('clearMarks() removes every mark and no measure', () => {
 });
 
 test('clearMarks(name) removes only the marks of that name, all of them', () => {
-  performance.mark('a'); performance.mark('b'); performance.mark('a'); performance.mark('c');
+  performance.mark('a');
+  performance.mark('b');
+  performance.mark('a');
+  performance.mark('c');
   assert.equal(performance.clearMarks('a'), undefined);
   assert.deepEqual(names(performance.getEntriesByType('mark')), ['mark:b', 'mark:c']);
   assert.deepEqual(performance.getEntriesByName('a'), []);
@@ -34,7 +43,8 @@ test('clearMarks(name) leaves measures of the same name', () => {
 });
 
 test('clearMarks(undefined) clears all marks, as if omitted', () => {
-  performance.mark('a'); performance.mark('b');
+  performance.mark('a');
+  performance.mark('b');
   performance.clearMarks(undefined);
   assert.deepEqual(performance.getEntriesByType('mark'), []);
 });
@@ -47,21 +57,25 @@ test('clearMarks with a name that does not exist changes nothing', () => {
 });
 
 test('clearMarks(null) clears the marks named "null" only', () => {
-  performance.mark('null'); performance.mark('other');
+  performance.mark('null');
+  performance.mark('other');
   performance.clearMarks(null);
   assert.deepEqual(names(performance.getEntriesByType('mark')), ['mark:other']);
 });
 
 test('clearMeasures() removes every measure and no mark', () => {
   performance.mark('a');
-  performance.measure('m1'); performance.measure('m2');
+  performance.measure('m1');
+  performance.measure('m2');
   assert.equal(performance.clearMeasures(), undefined);
   assert.deepEqual(performance.getEntriesByType('measure'), []);
   assert.deepEqual(names(performance.getEntriesByType('mark')), ['mark:a']);
 });
 
 test('clearMeasures(name) removes only the measures of that name', () => {
-  performance.measure('m1', { start: 1 }); performance.measure('m2', { start: 2 }); performance.measure('m1', { start: 3 });
+  performance.measure('m1', { start: 1 });
+  performance.measure('m2', { start: 2 });
+  performance.measure('m1', { start: 3 });
   performance.mark('m1');
   performance.clearMeasures('m1');
   assert.deepEqual(names(performance.getEntriesByType('measure')), ['measure:m2']);
@@ -74,7 +88,13 @@ test('cleared entries stay valid objects', () => {
   assert.equal(m.name, 'keep');
   assert.equal(m.startTime, 3);
   assert.deepEqual(m.detail, { a: 1 });
-  assert.deepEqual(m.toJSON(), { name: 'keep', entryType: 'mark', startTime: 3, duration: 0, detail: { a: 1 } });
+  assert.deepEqual(m.toJSON(), {
+    name: 'keep',
+    entryType: 'mark',
+    startTime: 3,
+    duration: 0,
+    detail: { a: 1 },
+  });
 });
 
 test('clearMarks with a Symbol throws TypeError', () => {
@@ -141,11 +161,18 @@ test('a Symbol as a mark or measure name throws TypeError', () => {
   throwsType(() => performance.measure(Symbol('s')));
   throwsType(() => new PerformanceMark(Symbol('s')));
   throwsType(() => performance.getEntriesByName(Symbol('s')));
-  assert.deepEqual(performance.getEntries().filter((e) => e.entryType === 'mark' || e.entryType === 'measure'), []);
+  assert.deepEqual(
+    performance.getEntries().filter((e) => e.entryType === 'mark' || e.entryType === 'measure'),
+    [],
+  );
 });
 
 test('objects, numbers, null and undefined as names are converted with String()', () => {
-  const obj = { toString() { return 'fromObject'; } };
+  const obj = {
+    toString() {
+      return 'fromObject';
+    },
+  };
   assert.equal(performance.mark(obj).name, 'fromObject');
   assert.equal(performance.mark(42).name, '42');
   assert.equal(performance.mark(null).name, 'null');
@@ -160,9 +187,19 @@ test('objects, numbers, null and undefined as names are converted with String()'
 
 test('a name whose toString throws propagates that error and buffers nothing', () => {
   const boom = new Error('boom');
-  const bad = { toString() { throw boom; } };
-  assert.throws(() => performance.mark(bad), (e) => e === boom);
-  assert.throws(() => performance.measure(bad), (e) => e === boom);
+  const bad = {
+    toString() {
+      throw boom;
+    },
+  };
+  assert.throws(
+    () => performance.mark(bad),
+    (e) => e === boom,
+  );
+  assert.throws(
+    () => performance.measure(bad),
+    (e) => e === boom,
+  );
   assert.deepEqual(performance.getEntriesByType('mark'), []);
 });
 

@@ -7,7 +7,11 @@ import { performance } from '../../glue/index.js';
 const detailOf = (value) => performance.mark('clone', { detail: value }).detail;
 
 test('an own "__proto__" key stays an own data property, and the prototype stays Object.prototype', () => {
-  for (const json of ['{"__proto__": {"x": 1}, "a": {"b": 2}}', '{"__proto__": 5, "a": 1}', '{"__proto__": null}']) {
+  for (const json of [
+    '{"__proto__": {"x": 1}, "a": {"b": 2}}',
+    '{"__proto__": 5, "a": 1}',
+    '{"__proto__": null}',
+  ]) {
     const input = JSON.parse(json);
     const d = detailOf(input);
     assert.deepEqual(Object.keys(d), Object.keys(structuredClone(input)), json);

@@ -5,10 +5,15 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance, PerformanceMark, PerformanceEntry } from '../../glue/index.js';
 
-const throwsType = (fn) => assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError');
-const throwsDOM = (fn, name) => assert.throws(fn, (e) => e instanceof DOMException && e.name === name);
+const throwsType = (fn) =>
+  assert.throws(fn, (e) => e instanceof TypeError && e.name === 'TypeError');
+const throwsDOM = (fn, name) =>
+  assert.throws(fn, (e) => e instanceof DOMException && e.name === name);
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+});
 
 test('mark() returns a PerformanceMark with name, entryType, startTime and duration 0', () => {
   const before = performance.now();
@@ -21,7 +26,10 @@ test('mark() returns a PerformanceMark with name, entryType, startTime and durat
   assert.equal(m.entryType, 'mark');
   assert.equal(m.duration, 0);
   assert.equal(typeof m.startTime, 'number');
-  assert.ok(m.startTime >= before && m.startTime <= after, `${before} <= ${m.startTime} <= ${after}`);
+  assert.ok(
+    m.startTime >= before && m.startTime <= after,
+    `${before} <= ${m.startTime} <= ${after}`,
+  );
   assert.equal(m.detail, null);
 });
 
@@ -70,7 +78,12 @@ test('mark detail getter returns the same object every time', () => {
 test('mark detail clones non-plain values (Map, Date, typed array, cycles)', () => {
   const cyc = { name: 'cyc' };
   cyc.self = cyc;
-  const detail = { map: new Map([[1, 'one']]), date: new Date(5), bytes: new Uint8Array([1, 2]), cyc };
+  const detail = {
+    map: new Map([[1, 'one']]),
+    date: new Date(5),
+    bytes: new Uint8Array([1, 2]),
+    cyc,
+  };
   const d = performance.mark('clone', { detail }).detail;
   assert.ok(d.map instanceof Map);
   assert.notEqual(d.map, detail.map);
@@ -90,7 +103,11 @@ test('mark detail keeps shared references and cycles that pass through a Map or 
   const d = performance.mark('identity', { detail }).detail;
   const native = structuredClone(detail);
   assert.equal(native.m.get('k'), native.a, 'sanity: structuredClone keeps the shared reference');
-  assert.equal(d.m.get('k'), d.a, 'the object shared between a plain property and a Map value stays one object');
+  assert.equal(
+    d.m.get('k'),
+    d.a,
+    'the object shared between a plain property and a Map value stays one object',
+  );
   assert.equal([...d.s][0], d.a, 'and a Set member');
   assert.equal(d.m.get('root'), d, 'a cycle back to the root through a Map stays a cycle');
 });
@@ -109,7 +126,17 @@ test('mark detail keeps non-index properties of arrays and the holes of sparse a
 
 test('mark detail: a getter that throws propagates its error (not a DataCloneError)', () => {
   const boom = new Error('getter boom');
-  assert.throws(() => performance.mark('g', { detail: { get x() { throw boom; } } }), (e) => e === boom);
+  assert.throws(
+    () =>
+      performance.mark('g', {
+        detail: {
+          get x() {
+            throw boom;
+          },
+        },
+      }),
+    (e) => e === boom,
+  );
   assert.equal(performance.getEntriesByName('g').length, 0);
 });
 
@@ -144,7 +171,11 @@ test('mark with a symbol detail throws a DataCloneError DOMException', () => {
 test('mark startTime option is used as the startTime, including 0 and fractions', () => {
   assert.equal(performance.mark('t', { startTime: 0 }).startTime, 0);
   assert.equal(performance.mark('t', { startTime: 123.456 }).startTime, 123.456);
-  assert.equal(performance.mark('t', { startTime: 1e9 }).startTime, 1e9, 'a time in the future is allowed');
+  assert.equal(
+    performance.mark('t', { startTime: 1e9 }).startTime,
+    1e9,
+    'a time in the future is allowed',
+  );
   assert.equal(performance.mark('t', { startTime: '7' }).startTime, 7, 'converted with ToNumber');
   assert.ok(performance.mark('t', { startTime: -0 }).startTime === 0, '-0 is not negative');
 });
@@ -180,8 +211,14 @@ test('mark options that are not a dictionary throw TypeError', () => {
 test('mark options members are read in order detail, startTime, once each', () => {
   const log = [];
   const options = {
-    get startTime() { log.push('startTime'); return 1; },
-    get detail() { log.push('detail'); return 1; },
+    get startTime() {
+      log.push('startTime');
+      return 1;
+    },
+    get detail() {
+      log.push('detail');
+      return 1;
+    },
   };
   performance.mark('order', options);
   assert.deepEqual(log, ['detail', 'startTime']);

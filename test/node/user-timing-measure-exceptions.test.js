@@ -7,8 +7,10 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from '../../glue/index.js';
 
-const isType = (e) => e instanceof TypeError && e.name === 'TypeError' && !(e instanceof DOMException);
-const isDOM = (name, code) => (e) => e instanceof DOMException && e.name === name && (code === undefined || e.code === code);
+const isType = (e) =>
+  e instanceof TypeError && e.name === 'TypeError' && !(e instanceof DOMException);
+const isDOM = (name, code) => (e) =>
+  e instanceof DOMException && e.name === name && (code === undefined || e.code === code);
 const throwsType = (fn, msg) => assert.throws(fn, isType, msg);
 const throwsSyntax = (fn, msg) => assert.throws(fn, isDOM('SyntaxError', 12), msg);
 const throwsClone = (fn, msg) => assert.throws(fn, isDOM('DataCloneError', 25), msg);
@@ -21,7 +23,11 @@ beforeEach(() => {
 });
 
 function nothingBuffered() {
-  assert.deepEqual(performance.getEntriesByType('measure'), [], 'a failed measure() buffers nothing');
+  assert.deepEqual(
+    performance.getEntriesByType('measure'),
+    [],
+    'a failed measure() buffers nothing',
+  );
 }
 
 test('measure without a name throws TypeError', () => {
@@ -76,7 +82,10 @@ test('measure with endMark and non-empty options throws TypeError', () => {
 
 test('measure with non-empty options without start or end throws TypeError', () => {
   throwsType(() => performance.measure('m', { detail: { x: 1 } }), '{detail} only');
-  throwsType(() => performance.measure('m', { detail: null }), '{detail: null} is a present member');
+  throwsType(
+    () => performance.measure('m', { detail: null }),
+    '{detail: null} is a present member',
+  );
   throwsType(() => performance.measure('m', { duration: 1 }), '{duration} only');
   throwsType(() => performance.measure('m', { duration: 1, detail: 'x' }), '{duration, detail}');
   nothingBuffered();
@@ -85,7 +94,10 @@ test('measure with non-empty options without start or end throws TypeError', () 
 test('measure with start, duration and end throws TypeError', () => {
   throwsType(() => performance.measure('m', { start: 1, duration: 1, end: 2 }));
   throwsType(() => performance.measure('m', { start: 'a', duration: 1, end: 'b' }));
-  throwsType(() => performance.measure('m', { start: 0, duration: 0, end: 0 }), 'zeros are present members');
+  throwsType(
+    () => performance.measure('m', { start: 0, duration: 0, end: 0 }),
+    'zeros are present members',
+  );
   nothingBuffered();
 });
 
@@ -142,8 +154,14 @@ test('order: step 1 endMark check before unknown marks', () => {
 });
 
 test('order: step 1 checks before the detail clone', () => {
-  throwsType(() => performance.measure('m', { detail: () => {} }), '{detail: fn} alone is the no-range TypeError');
-  throwsType(() => performance.measure('m', { detail: () => {} }, 'a'), 'endMark with {detail: fn}');
+  throwsType(
+    () => performance.measure('m', { detail: () => {} }),
+    '{detail: fn} alone is the no-range TypeError',
+  );
+  throwsType(
+    () => performance.measure('m', { detail: () => {} }, 'a'),
+    'endMark with {detail: fn}',
+  );
   throwsType(() => performance.measure('m', { start: 1, duration: 1, end: 2, detail: () => {} }));
 });
 
@@ -183,11 +201,19 @@ test('order: mark names are looked up after every argument is converted', () => 
   // created by a getter or toString() during conversion is found by the lookup.
   const options = {
     end: 'made-during-conversion',
-    get start() { performance.mark('made-during-conversion', { startTime: 50 }); return 10; },
+    get start() {
+      performance.mark('made-during-conversion', { startTime: 50 });
+      return 10;
+    },
   };
   const m = performance.measure('m', options);
   assert.deepEqual([m.startTime, m.duration], [10, 40]);
-  const endMark = { toString() { performance.mark('made-by-toString', { startTime: 70 }); return 'made-by-toString'; } };
+  const endMark = {
+    toString() {
+      performance.mark('made-by-toString', { startTime: 70 });
+      return 'made-by-toString';
+    },
+  };
   const n = performance.measure('n', 'made-by-toString', endMark);
   assert.deepEqual([n.startTime, n.duration], [70, 0]);
 });

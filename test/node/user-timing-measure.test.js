@@ -4,7 +4,10 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance, PerformanceMeasure, PerformanceEntry } from '../../glue/index.js';
 
-beforeEach(() => { performance.clearMarks(); performance.clearMeasures(); });
+beforeEach(() => {
+  performance.clearMarks();
+  performance.clearMeasures();
+});
 
 function between(value, lo, hi, what) {
   assert.ok(value >= lo && value <= hi, `${what}: expected ${lo} <= ${value} <= ${hi}`);
@@ -100,7 +103,10 @@ test('measure uses the mark of a name with the latest startTime, as Chromium and
 test('measure after clearMarks(name) falls back to nothing (SyntaxError), after re-mark uses the new one', () => {
   performance.mark('a', { startTime: 5 });
   performance.clearMarks('a');
-  assert.throws(() => performance.measure('m', 'a'), (e) => e instanceof DOMException && e.name === 'SyntaxError');
+  assert.throws(
+    () => performance.measure('m', 'a'),
+    (e) => e instanceof DOMException && e.name === 'SyntaxError',
+  );
   performance.mark('a', { startTime: 7 });
   assert.equal(performance.measure('m', 'a', 'a').startTime, 7);
 });
@@ -227,10 +233,22 @@ test('measure: a boolean start is a mark name (DOMString in the union), not 1', 
 test('measure options members are read in order detail, duration, end, start, once each', () => {
   const log = [];
   const options = {
-    get start() { log.push('start'); return 1; },
-    get end() { log.push('end'); return 3; },
-    get detail() { log.push('detail'); return undefined; },
-    get duration() { log.push('duration'); return undefined; },
+    get start() {
+      log.push('start');
+      return 1;
+    },
+    get end() {
+      log.push('end');
+      return 3;
+    },
+    get detail() {
+      log.push('detail');
+      return undefined;
+    },
+    get duration() {
+      log.push('duration');
+      return undefined;
+    },
   };
   const m = performance.measure('m', options);
   assert.deepEqual(log, ['detail', 'duration', 'end', 'start']);
@@ -240,7 +258,10 @@ test('measure options members are read in order detail, duration, end, start, on
 test('measure with a PerformanceTiming name throws TypeError in Node even when such a mark exists', () => {
   // In Node (not a Window) the PerformanceTiming names are special in measure even if a mark exists.
   performance.mark('domComplete', { startTime: 1 });
-  assert.throws(() => performance.measure('m', 'domComplete'), (e) => e instanceof TypeError && e.name === 'TypeError');
+  assert.throws(
+    () => performance.measure('m', 'domComplete'),
+    (e) => e instanceof TypeError && e.name === 'TypeError',
+  );
 });
 
 test('measure(name, startMark) with a future mark gives a negative duration', () => {

@@ -4,15 +4,31 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, readdirSync, statSync, existsSync, rmSync, copyFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  writeFileSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  existsSync,
+  rmSync,
+  copyFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const top = new URL('../..', import.meta.url).pathname;
-const srcList = (dir, list = '/dev/null') => execFileSync('bash', [join(top, 'tools/apt-src-list.sh')],
-  { env: { ...process.env, APT_SOURCES_DIR: dir, APT_SOURCES_LIST: list }, encoding: 'utf8' });
-const stanzas = (text) => text.split(/\n\s*\n/).map((s) => s.trim()).filter(Boolean);
+const srcList = (dir, list = '/dev/null') =>
+  execFileSync('bash', [join(top, 'tools/apt-src-list.sh')], {
+    env: { ...process.env, APT_SOURCES_DIR: dir, APT_SOURCES_LIST: list },
+    encoding: 'utf8',
+  });
+const stanzas = (text) =>
+  text
+    .split(/\n\s*\n/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 // The layout of Debian 12's stock /etc/apt/sources.list.d/debian.sources (hosts replaced).
 const STOCK = `Types: deb
@@ -35,7 +51,11 @@ test('the stock two-stanza deb822 file gives two complete deb-src stanzas', () =
   assert.equal(out.length, 2);
   for (const s of out) {
     assert.match(s, /^Types: deb-src$/m);
-    assert.match(s, /^URIs: http:\/\/mirror\.invalid\/debian(-security)?$/m, 'every stanza keeps its URIs');
+    assert.match(
+      s,
+      /^URIs: http:\/\/mirror\.invalid\/debian(-security)?$/m,
+      'every stanza keeps its URIs',
+    );
     assert.match(s, /^Suites: \S/m);
     assert.match(s, /^Components: main$/m);
     assert.match(s, /^Signed-By: \/usr\/share\/keyrings\/debian-archive-keyring\.gpg$/m);
@@ -46,7 +66,9 @@ test('the stock two-stanza deb822 file gives two complete deb-src stanzas', () =
 
 test('comments inside stanzas, continuation lines, disabled and third-party stanzas', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ps-apt-'));
-  writeFileSync(join(dir, 'debian.sources'), `Types: deb
+  writeFileSync(
+    join(dir, 'debian.sources'),
+    `Types: deb
 # a comment inside the stanza, as the snapshot images have
 URIs: http://mirror.invalid/debian
 Suites: bookworm
@@ -58,9 +80,16 @@ Enabled: no
 URIs: http://mirror.invalid/debian
 Suites: trixie
 Components: main
-`);
-  writeFileSync(join(dir, 'vendor.sources'), 'Types: deb\nURIs: https://vendor.invalid/node_20.x\nSuites: nodistro\nComponents: main\n');
-  writeFileSync(join(dir, 'old.sources.disabled'), 'Types: deb\nURIs: http://mirror.invalid/debian\nSuites: sid\nComponents: main\n');
+`,
+  );
+  writeFileSync(
+    join(dir, 'vendor.sources'),
+    'Types: deb\nURIs: https://vendor.invalid/node_20.x\nSuites: nodistro\nComponents: main\n',
+  );
+  writeFileSync(
+    join(dir, 'old.sources.disabled'),
+    'Types: deb\nURIs: http://mirror.invalid/debian\nSuites: sid\nComponents: main\n',
+  );
   const out = stanzas(srcList(dir));
   assert.equal(out.length, 1, out.join('\n---\n'));
   assert.match(out[0], /^Suites: bookworm bookworm-updates$/m);
@@ -72,15 +101,21 @@ Components: main
 test('one-line sources.list entries, with options', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ps-apt-'));
   const list = join(dir, 'main-sources');
-  writeFileSync(list, [
-    '# deb http://mirror.invalid/debian sid main',
-    'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://mirror.invalid/debian bookworm main',
-    'deb-src http://mirror.invalid/debian bookworm main',
-    'deb https://vendor.invalid/apt cloud-sdk main',
-  ].join('\n'));
+  writeFileSync(
+    list,
+    [
+      '# deb http://mirror.invalid/debian sid main',
+      'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://mirror.invalid/debian bookworm main',
+      'deb-src http://mirror.invalid/debian bookworm main',
+      'deb https://vendor.invalid/apt cloud-sdk main',
+    ].join('\n'),
+  );
   const out = stanzas(srcList(dir, list));
   assert.equal(out.length, 1);
-  assert.equal(out[0], 'Types: deb-src\nURIs: http://mirror.invalid/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg');
+  assert.equal(
+    out[0],
+    'Types: deb-src\nURIs: http://mirror.invalid/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg',
+  );
   rmSync(dir, { recursive: true });
 });
 
@@ -101,18 +136,25 @@ function aptDigest(dir = '/etc/apt') {
   return h.digest('hex');
 }
 
-test("fetching cJSON from a copy of this machine's deb sources leaves /etc/apt as it was", { timeout: 300_000 }, () => {
+test("fetching cJSON from a copy of this machine's deb sources leaves /etc/apt as it was", {
+  timeout: 300_000,
+}, () => {
   const machine = '/etc/apt/sources.list.d/debian.sources';
   assert.ok(existsSync(machine), 'a Debian 12 machine has a deb822 debian.sources');
   const dir = mkdtempSync(join(tmpdir(), 'ps-apt-'));
   copyFileSync(machine, join(dir, 'debian.sources'));
   const before = aptDigest();
   const dest = join(dir, 'cjson');
-  execFileSync('bash', [join(top, 'tools/fetch-cjson.sh'), dest],
-    { env: { ...process.env, APT_SOURCES_DIR: dir, APT_SOURCES_LIST: '/dev/null' }, stdio: 'pipe' });
-  assert.match(readFileSync(join(dest, 'cJSON.h'), 'utf8'), /#define CJSON_VERSION_MINOR 7\s+#define CJSON_VERSION_PATCH 15/);
+  execFileSync('bash', [join(top, 'tools/fetch-cjson.sh'), dest], {
+    env: { ...process.env, APT_SOURCES_DIR: dir, APT_SOURCES_LIST: '/dev/null' },
+    stdio: 'pipe',
+  });
+  assert.match(
+    readFileSync(join(dest, 'cJSON.h'), 'utf8'),
+    /#define CJSON_VERSION_MINOR 7\s+#define CJSON_VERSION_PATCH 15/,
+  );
   assert.ok(statSync(join(dest, 'cJSON.c')).size > 50_000);
-  assert.equal(aptDigest(), before, 'the machine\'s apt configuration is unchanged');
+  assert.equal(aptDigest(), before, "the machine's apt configuration is unchanged");
   // apt itself still reads its configuration (a malformed entry would fail here).
   execFileSync('apt-cache', ['policy'], { stdio: 'pipe' });
   rmSync(dir, { recursive: true });
