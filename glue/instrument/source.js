@@ -92,7 +92,7 @@ function stateOf(core) {
       else st.frames();
       const S = P.S;
       const depth = Math.min(S[0], S.length - 1);
-      core.putI32(S.subarray(1, 1 + depth));
+      core.putU32(S.subarray(1, 1 + depth)); // the same bits as i32 words
       return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
     },
     close(session) {

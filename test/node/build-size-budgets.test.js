@@ -11,8 +11,9 @@ const BUDGETS = [
   ['dist/perfshim.timeline.auto.js', 18.5, 15],
   ['dist/timeline.mjs', 18.5, 15],
   ['dist/timeline.cjs', 18.5, 15],
-  ['dist/perfshim.mjs', 72, 40],
-  ['dist/perfshim.auto.js', 72, 40],
+  // 73.1 KB once the Profiler's instrumentation source (probes, samplers) joined the bundle.
+  ['dist/perfshim.mjs', 75, 40],
+  ['dist/perfshim.auto.js', 75, 40],
 ];
 
 for (const [file, ceiling, goal] of BUDGETS) {
