@@ -11,9 +11,9 @@ const BUDGETS = [
   ['dist/perfshim.timeline.auto.js', 18.5, 15],
   ['dist/timeline.mjs', 18.5, 15],
   ['dist/timeline.cjs', 18.5, 15],
-  // 73.1 KB once the Profiler's instrumentation source (probes, samplers) joined the bundle.
-  ['dist/perfshim.mjs', 75, 40],
-  ['dist/perfshim.auto.js', 75, 40],
+  // 76.0 / 76.6 KB once the Profiler's instrumentation source (probes, samplers) joined them.
+  ['dist/perfshim.mjs', 78, 40],
+  ['dist/perfshim.auto.js', 78, 40],
 ];
 
 for (const [file, ceiling, goal] of BUDGETS) {
