@@ -53,6 +53,5 @@ size_t ps__pool_bytes(const ps_pool *p);
 /* Timeline internals used by usertiming.c. */
 int32_t ps__timeline_last_mark(uint32_t name_id);  /* slot or -1 */
 double ps__timeline_start(uint32_t slot);
-uint32_t ps__timeline_name_count(void);
 
 #endif

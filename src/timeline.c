@@ -88,7 +88,7 @@ static uint32_t next_seq;
 /* Entry names: the shim keeps the strings (one copy, its name -> id map); the core hands out
  * dense ids, reused after release, and keeps one byte per id. */
 static uint8_t *name_used;   /* id -> 1 while handed out */
-static uint32_t names_hw, names_cap, names_live;
+static uint32_t names_hw, names_cap;
 static ps_vec free_names;
 static ps_vec scratch;    /* sort and merge space for queries */
 
@@ -97,7 +97,6 @@ static ps_vec scratch;    /* sort and merge space for queries */
 #define IX(slot) (((slot) >> 1) & (CHUNK - 1))
 
 double ps__timeline_start(uint32_t slot) { return AT(slot)->start[IX(slot)]; }
-uint32_t ps__timeline_name_count(void) { return names_live; }
 
 static int name_live(int32_t id) { return id >= 0 && (uint32_t)id < names_hw && name_used[id]; }
 
@@ -145,7 +144,6 @@ PS_API int32_t ps_timeline_name_new(void)
         id = names_hw++;
     }
     name_used[id] = 1;
-    names_live++;
     return (int32_t)id;
 }
 
@@ -509,7 +507,6 @@ PS_API int32_t ps_timeline_release_names(void)
         for (uint32_t t = 0; t < PS_TYPE_COUNT; t++)
             if (id < types[t].recs_cap) rec_free(&types[t].recs[id]);
         name_used[id] = 0;
-        names_live--;
         free_names.v[free_names.len++] = id;  /* room reserved above */
         out[k++] = id;
     }
