@@ -1,8 +1,9 @@
 // The demo page in Chromium, Firefox and WebKit, at /demo/ (COOP/COEP, js-profiling policy) and
 // /demo/plain/ (neither), installed over the browser's APIs: it loads without errors, each
 // badge names the source the engine really has, the timeline panel draws the workload's
-// measure, the profiler and memory panels show a trace or result where the engine has a source
-// and the NotAllowedError / NotSupportedError otherwise. A screenshot per engine and page goes
+// measure, the profiler panel draws a flame graph of the workload's functions (native or the
+// instrumentation fallback), and the memory panel shows a result where the engine has a source
+// and the NotSupportedError otherwise. A screenshot per engine and page goes
 // to test-results/demo/<engine>-<page>.png. Interaction details (hover, downloads, file input)
 // are in the Chromium suites demo-page.test.js and demo-plain.test.js.
 import { test, before, after } from 'node:test';
@@ -15,18 +16,22 @@ import { demoHeaders, demoRoutes } from '../../demo/headers.mjs';
 const SHOTS = join(ROOT, 'test-results/demo');
 
 // What each engine has at each path: the profiler and memory sources the badges must name.
+// Without a native Profiler the demo loads its workloads through perfshim's transform, so the
+// instrumentation source samples them: with the shared-stack sampler where SharedArrayBuffer
+// exists (Firefox at the cross-origin isolated /demo/), the log sampler elsewhere (WebKit has no
+// SharedArrayBuffer even when isolated).
 const EXPECT = {
   chromium: {
     '/demo/': { profiler: /native Profiler/, memory: 'native' },
-    '/demo/plain/': { profiler: null, memory: 'fallback' },
+    '/demo/plain/': { profiler: /instrumentation source \(log sampler\)/, memory: 'fallback' },
   },
   firefox: {
-    '/demo/': { profiler: null, memory: 'rejected' },
-    '/demo/plain/': { profiler: null, memory: 'rejected' },
+    '/demo/': { profiler: /instrumentation source \(shared-stack sampler\)/, memory: 'rejected' },
+    '/demo/plain/': { profiler: /instrumentation source \(log sampler\)/, memory: 'rejected' },
   },
   webkit: {
-    '/demo/': { profiler: null, memory: 'rejected' },
-    '/demo/plain/': { profiler: null, memory: 'rejected' },
+    '/demo/': { profiler: /instrumentation source \(log sampler\)/, memory: 'rejected' },
+    '/demo/plain/': { profiler: /instrumentation source \(log sampler\)/, memory: 'rejected' },
   },
 };
 

@@ -67,14 +67,17 @@ export function fileRoute(path, extra = {}) {
  *  `routes` maps a path to {body, type, headers} for generated pages; HTML routes get the
  *  error collector. */
 export function serve({ routes = {}, ...options } = {}) {
-  const wrapped = {};
-  for (const [path, route] of Object.entries(routes)) {
-    const html = !route.type || route.type.startsWith('text/html');
-    wrapped[path] =
-      html && typeof route.body === 'string' && !route.body.includes(ERROR_COLLECTOR)
+  // Read at request time, not copied: a suite may add routes once it knows the server's URL.
+  const wrapped = new Proxy(routes, {
+    get(target, path) {
+      const route = target[path];
+      if (!route || typeof path !== 'string') return route;
+      const html = !route.type || route.type.startsWith('text/html');
+      return html && typeof route.body === 'string' && !route.body.includes(ERROR_COLLECTOR)
         ? { ...route, body: withCollector(route.body) }
         : route;
-  }
+    },
+  });
   return serveStatic({ ...options, routes: wrapped });
 }
 

@@ -1,17 +1,16 @@
-// The Profiler's instrumentation source in browsers without a usable native Profiler (here:
-// Chromium without the js-profiling Document-Policy; the engine list grows as the harness learns
-// Firefox and WebKit): an instrumented page's `new Profiler()` returns a trace whose frames name
-// the page's functions at their real positions, with the log sampler (no isolation) and the
-// shared-stack sampler (cross-origin isolated), and a dedicated worker profiles itself.
-import test, { before, after } from 'node:test';
+// The Profiler's instrumentation source in browsers without a usable native Profiler (Chromium
+// without the js-profiling Document-Policy, Firefox, WebKit): an instrumented page's
+// `new Profiler()` returns a trace whose frames name the page's functions at their real
+// positions, with the log sampler (no isolation) and the shared-stack sampler (cross-origin
+// isolated; WebKit has no SharedArrayBuffer even then, so the log sampler there), and a
+// dedicated worker profiles itself.
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serve, launch, openPage, ROOT } from './harness.js';
+import { serve, launchEngine, forEachEngine, withCollector, ROOT } from './harness.js';
 import { assertTraceInvariants } from '../node/profiler-helpers.mjs';
 import { instrument } from '../../glue/instrument/transform.js';
-
-const ENGINES = { chromium: () => launch() };
 
 const WORK = readFileSync(join(ROOT, 'test/node/fixtures/instrument-work.mjs'), 'utf8');
 const PAGE_JS = `
@@ -45,7 +44,7 @@ const ISOLATION = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 const routes = (base) => ({
-  '/inst/index.html': { body: PAGE },
+  '/inst/index.html': { body: withCollector(PAGE) },
   '/inst/page.js': { body: PAGE_JS, type: 'text/javascript' },
   '/inst/worker.js': { body: WORKER_JS, type: 'text/javascript' },
   '/inst/work.js': {
@@ -84,11 +83,11 @@ function checkTrace(t, url) {
   assert.ok(stacks.has('alternate>light>spin'), [...stacks].join(', '));
 }
 
-for (const [engine, launchEngine] of Object.entries(ENGINES)) {
+forEachEngine((engine) => {
   let plainSrv, isoSrv, browser;
   before(async () => {
     [plainSrv, isoSrv] = await Promise.all([start(false), start(true)]);
-    browser = await launchEngine();
+    browser = await launchEngine(engine);
   });
   after(async () => {
     await browser?.close();
@@ -96,30 +95,37 @@ for (const [engine, launchEngine] of Object.entries(ENGINES)) {
     await isoSrv?.close();
   });
 
-  for (const isolated of [false, true]) {
-    const label = isolated
-      ? 'cross-origin isolated: shared-stack sampler'
-      : 'not isolated: log sampler';
-    test(`${engine}, ${label}: the trace names the page's functions at their positions`, async () => {
-      const srv = isolated ? isoSrv : plainSrv;
-      const { page, errors } = await openPage(browser, `${srv.url}/inst/index.html`);
-      await page.waitForFunction(() => window.ready === true);
-      const r = await page.evaluate(() => window.run(1));
-      assert.deepEqual(errors, []);
-      assert.equal(r.isolated, isolated);
-      assert.equal(r.sab, isolated ? 'function' : 'undefined');
-      checkTrace(r.trace, `${srv.url}/inst/work.js`);
+  /** Open the instrumented page and run `fn` in it; page errors must stay empty. */
+  async function inPage(srv, fn) {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${srv.url}/inst/index.html`);
+      await page.waitFor(() => window.ready === true, undefined, { timeout: 30000 });
+      const r = await page.evaluate(fn);
+      assert.deepEqual(await page.errors(), []);
+      return r;
+    } finally {
       await page.close();
+    }
+  }
+
+  for (const isolated of [false, true]) {
+    const shared = isolated && engine !== 'webkit';
+    const label = isolated
+      ? `cross-origin isolated: ${shared ? 'shared-stack' : 'log'} sampler`
+      : 'not isolated: log sampler';
+    test(`${label}: the trace names the page's functions at their positions`, async () => {
+      const srv = isolated ? isoSrv : plainSrv;
+      const r = await inPage(srv, () => window.run(1));
+      assert.equal(r.isolated, isolated);
+      assert.equal(r.sab, shared ? 'function' : 'undefined');
+      checkTrace(r.trace, `${srv.url}/inst/work.js`);
     });
   }
 
-  test(`${engine}: a dedicated worker that loads instrumented code profiles itself`, async () => {
-    const { page, errors } = await openPage(browser, `${plainSrv.url}/inst/index.html`);
-    await page.waitForFunction(() => window.ready === true);
-    const r = await page.evaluate(() => window.inWorker());
-    assert.deepEqual(errors, []);
+  test('a dedicated worker that loads instrumented code profiles itself', async () => {
+    const r = await inPage(plainSrv, () => window.inWorker());
     assert.equal(r.error, undefined);
     checkTrace(r.trace, `${plainSrv.url}/inst/work.js`);
-    await page.close();
   });
-}
+});

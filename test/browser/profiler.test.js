@@ -139,7 +139,7 @@ forEachEngine((engine) => {
     }
   });
 
-  test('a dedicated worker has no profiling source yet: NotAllowedError', async () => {
+  test('a dedicated worker with no instrumented code: NotAllowedError naming the fix', async () => {
     const r = await pages['/plain.html'].evaluate(
       () =>
         new Promise((resolve) => {
@@ -152,7 +152,7 @@ forEachEngine((engine) => {
         }),
     );
     assert.deepEqual([r.dom, r.name], [true, 'NotAllowedError'], JSON.stringify(r));
-    assert.match(r.message, /workers are not supported yet/);
+    assert.match(r.message, /instrument the scripts \(`npx perfshim instrument/);
   });
 
   test('no page errors', async () => {
