@@ -132,8 +132,10 @@ bench: deps wasm dist
 	$(NODE) bench/node-integrations.mjs
 	$(NODE) bench/instrument.mjs
 
-# The demo needs only Node: wasm/ and dist/ are committed.
+# The demo needs only Node and npm packages (the plain page instruments its workloads as it
+# serves them); wasm/ and dist/ are committed, so no toolchain or browser is installed.
 demo:
+	bash tools/install-deps.sh --npm-only
 	$(NODE) demo/serve.mjs
 
 # The profiling CLI on a sample script (a worker thread, marks and measures): every format in

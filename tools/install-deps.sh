@@ -12,7 +12,11 @@ if [ -f "$old_src" ] && [ "$(id -u)" = 0 ]; then
   echo "install-deps: removing $old_src (left by an older perfshim set-up)"
   rm -f "$old_src"
 fi
+# --npm-only: just the npm packages (what `make demo` needs), no Debian packages.
+npm_only=0
+[ "${1:-}" = "--npm-only" ] && npm_only=1
 need=()
+[ "$npm_only" = 1 ] || {
 command -v emcc >/dev/null 2>&1 || need+=(emscripten)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
@@ -30,6 +34,7 @@ command -v make >/dev/null 2>&1 || need+=(make)
 # libFuzzer's runtime for the fuzz targets (clang-14 itself comes with emscripten)
 [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+}
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or: sudo apt-get install ${need[*]}" >&2
