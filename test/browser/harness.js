@@ -187,25 +187,29 @@ function pageApi(engine, impl) {
   return api;
 }
 
+/** The page API over a playwright-core or puppeteer-core page (the two share these events and
+ *  methods): driver-reported page errors and console messages are collected. */
+function driverPageApi(engine, page) {
+  const driverErrors = [],
+    console = [];
+  page.on('pageerror', (e) => driverErrors.push(String(e)));
+  page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
+  return pageApi(engine, {
+    driverErrors,
+    console,
+    goto: (url) => page.goto(url, { waitUntil: 'load' }),
+    run: (fn, arg) => page.evaluate(fn, arg),
+    shot: (fullPage) => page.screenshot({ fullPage }),
+    close: () => page.close(),
+  });
+}
+
 async function launchChromium({ args = [] } = {}) {
   const browser = await launch(args);
   return {
     version: browser.version(),
     async newPage({ viewport = { width: 1280, height: 800 } } = {}) {
-      const page = await browser.newPage({ viewport });
-      const driverErrors = [],
-        console = [];
-      page.on('pageerror', (e) => driverErrors.push(String(e)));
-      page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
-      return pageApi('chromium', {
-        driverErrors,
-        console,
-        goto: (url) => page.goto(url, { waitUntil: 'load' }),
-        run: (fn, arg) => page.evaluate(fn, arg),
-        shot: (fullPage) => page.screenshot({ fullPage }),
-        close: () => page.close(),
-        raw: page,
-      });
+      return driverPageApi('chromium', await browser.newPage({ viewport }));
     },
     close: () => browser.close(),
   };
@@ -227,18 +231,7 @@ async function launchFirefox() {
     async newPage({ viewport = { width: 1280, height: 800 } } = {}) {
       const page = await browser.newPage();
       await page.setViewport(viewport);
-      const driverErrors = [],
-        console = [];
-      page.on('pageerror', (e) => driverErrors.push(String(e)));
-      page.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));
-      return pageApi('firefox', {
-        driverErrors,
-        console,
-        goto: (url) => page.goto(url, { waitUntil: 'load' }),
-        run: (fn, arg) => page.evaluate(fn, arg),
-        shot: (fullPage) => page.screenshot({ fullPage }),
-        close: () => page.close(),
-      });
+      return driverPageApi('firefox', page);
     },
     close: () => browser.close(),
   };
