@@ -105,3 +105,34 @@ const bytes = min.outputFiles[0].contents;
 console.log(
   `dist/: built. Module + glue minified: ${(bytes.length / 1024).toFixed(1)} KB, gzipped: ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1)} KB`,
 );
+
+// CommonJS builds of the Node integrations (require('perfshim/server-timing'), .../opentelemetry,
+// .../pprof). Each requires ./perfshim.cjs for perfshim itself instead of bundling a second copy
+// (the realm is shared through a global either way, so ESM and CommonJS users see one timeline);
+// their npm dependencies stay require() calls; the optional @opentelemetry/api is loaded with
+// require() (opentelemetry-api.cjs.js), as a CommonJS module cannot await import().
+const nodeCjs = {
+  name: 'node-cjs',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\/index\.js$/ }, () => ({
+      path: './perfshim.cjs',
+      external: true,
+    }));
+    b.onResolve({ filter: /^\.\/opentelemetry-api\.js$/ }, () => ({
+      path: new URL('../glue/node/opentelemetry-api.cjs.js', import.meta.url).pathname,
+    }));
+  },
+};
+for (const [file, entry] of [
+  ['dist/server-timing.cjs', 'glue/node/server-timing.js'],
+  ['dist/opentelemetry.cjs', 'glue/node/opentelemetry.js'],
+  ['dist/pprof.cjs', 'glue/pprof.js'],
+]) {
+  await emit(file, {
+    entryPoints: [entry],
+    format: 'cjs',
+    platform: 'node',
+    external: ['node:*', 'pprof-format', '@opentelemetry/api'],
+    plugins: [nodeCjs],
+  });
+}

@@ -12,14 +12,7 @@
 // `db.rows`), strings, numbers and booleans stay, arrays of one primitive type stay, anything
 // else is its JSON (or String) text; at most MAX_ATTRIBUTES keys, MAX_DEPTH levels.
 import { onQueued, performance } from './queue-hook.js';
-
-let api = null;
-let apiError = null;
-try {
-  api = await import('@opentelemetry/api');
-} catch (e) {
-  apiError = e;
-}
+import { api, apiError } from './opentelemetry-api.js';
 
 const MAX_ATTRIBUTES = 128;
 const MAX_DEPTH = 8;
