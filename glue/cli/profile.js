@@ -300,6 +300,18 @@ function signalCode(signal) {
   return n ? 128 + n : 1;
 }
 
+/** V8 flags the profiled process needs on this Node. V8 10.2 (Node 18) can deadlock at exit
+ *  while the CPU profiler has had code logging on: a background WebAssembly tier-up that
+ *  finishes as the isolate is torn down posts a code-logging task, which is rejected and whose
+ *  destructor takes the wasm engine's mutex that the posting thread already holds (seen in gdb:
+ *  LogCodesTask::~LogCodesTask under WasmEngine::LogCode; the main thread waits in
+ *  WasmEngine::RemoveIsolate). 3 to 5 runs in 30 hung here. Without tier-up no background
+ *  compilation outlives instantiation (0 in 30); perfshim's core then runs as Liftoff code. */
+function v8Workarounds() {
+  const major = Number(process.versions.v8.split('.')[0]);
+  return major < 11 ? ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'] : [];
+}
+
 /** Run the command; resolves with the exit code. `io` (tests): { stderr, env, isTTY }. */
 export async function run(argv, io = {}) {
   const stderr = io.stderr || process.stderr;
@@ -340,10 +352,14 @@ export async function run(argv, io = {}) {
     PERFSHIM_PROFILE_PROGRESS_FD: '3',
   };
   say(`perfshim: profiling ${relative(process.cwd(), script) || script} every ${o.interval} ms`);
-  const child = spawn(process.execPath, ['--import', preload, ...o.preloads, script, ...o.args], {
-    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
-    env,
-  });
+  const child = spawn(
+    process.execPath,
+    [...v8Workarounds(), '--import', preload, ...o.preloads, script, ...o.args],
+    {
+      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+      env,
+    },
+  );
   const t0 = Date.now();
   let last = null;
   let lastPlain = 0;
