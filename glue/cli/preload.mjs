@@ -146,13 +146,77 @@ async function start() {
     process.on('SIGINT', function perfshimSigint() {
       if (process.listenerCount('SIGINT') === 1) process.exit(130);
     });
+    const live = isRoot ? liveSampleCount(() => session && session.sampler.chunk) : null;
     const timer = setInterval(() => {
       const elapsed = performance.now() - started;
       const entries =
         performance.getEntriesByType('mark').length +
         performance.getEntriesByType('measure').length;
-      if (!tell({ elapsed, entries })) clearInterval(timer);
+      const samples = live ? live.tick() : undefined;
+      if (!tell({ elapsed, entries, samples })) {
+        clearInterval(timer);
+        if (live) live.close();
+      }
     }, 250);
     timer.unref();
   }
+}
+
+/**
+ * The main thread's sample count while it runs. V8 hands a profile's samples over only when the
+ * profile stops, and stopping ours would restart V8's profiler (see profiler-node.js). But V8
+ * adds every tick of a session's sampler to each profile running on that session's CpuProfiler,
+ * and console.profile()/profileEnd() start and stop a nested profile on the CpuProfiler of every
+ * session with the Profiler domain enabled, ours included: each short window's samples are our
+ * profile's samples of that window. Windows overlap (the next starts before the previous ends);
+ * a window's samples count up to the next window's start, so the count lags by one window.
+ * `chunk()` gives the sampler's running chunk ({session}: its inspector session). Returns
+ * { tick(): the count so far (undefined until known), close() }.
+ */
+function liveSampleCount(chunk) {
+  const profile = console.profile;
+  const profileEnd = console.profileEnd;
+  if (typeof profile !== 'function' || typeof profileEnd !== 'function') return null;
+  let counted = 0;
+  let known = false;
+  let window = 0; // the open window's number
+  let previous = null; // the last finished window: [startTime, sample timestamps] (V8 µs)
+  let listening = null;
+  const title = (n) => `perfshim-live-${process.pid}-${n}`;
+  const onFinished = ({ params }) => {
+    const p = params.profile;
+    if (!params.title || !params.title.startsWith(`perfshim-live-${process.pid}-`)) return;
+    const times = [];
+    let t = p.startTime;
+    for (const d of p.timeDeltas || []) times.push((t += d));
+    if (previous) counted += previous[1].filter((x) => x < p.startTime).length;
+    previous = [p.startTime, times];
+    known = true;
+  };
+  const listen = () => {
+    const c = chunk();
+    const s = c && c.session;
+    if (s === listening) return !!s;
+    if (listening) listening.off('Profiler.consoleProfileFinished', onFinished);
+    listening = s || null;
+    // A new chunk (a hand-over) is a new CpuProfiler: the old windows are gone with it.
+    previous = null;
+    if (s) s.on('Profiler.consoleProfileFinished', onFinished);
+    return !!s;
+  };
+  if (!listen()) return null;
+  profile.call(console, title(window));
+  return {
+    tick() {
+      if (listen()) {
+        profile.call(console, title(window + 1)); // before the previous one ends: no gap
+        profileEnd.call(console, title(window));
+        window++;
+      }
+      return known ? counted : undefined;
+    },
+    close() {
+      profileEnd.call(console, title(window));
+    },
+  };
 }

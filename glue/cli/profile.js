@@ -6,8 +6,9 @@
 // Its exit code is ours (128 + n when a signal ended it). Ctrl-C reaches the child from the
 // terminal (forwarded when we are not on one); --duration sends it SIGINT after S seconds; either
 // way the preload writes the profile on exit, and we write the files. Progress (elapsed time,
-// buffered marks and measures; the sample count only at the end: V8 hands samples over when a
-// profile stops): one rewritten line on a terminal, a plain line every 5 s otherwise.
+// the main thread's samples so far, counted by the preload in short nested V8 profiles, and
+// buffered marks and measures): one rewritten line on a terminal, a plain line every 5 s
+// otherwise.
 import { spawn } from 'node:child_process';
 import {
   mkdtempSync,
@@ -387,8 +388,11 @@ export async function run(argv, io = {}) {
       else if (msg) last = msg;
     }
     if (!last) return;
-    // V8 hands a profile's samples over only when it stops, so the count is known at the end.
-    const line = `perfshim: ${(last.elapsed / 1000).toFixed(1)} s, sampling every ${o.interval} ms, ${last.entries} marks/measures buffered`;
+    // The main thread's samples so far (counted in windows by the preload: it lags ~0.25 s);
+    // none before the first window is counted or when the count is unavailable.
+    const samples =
+      typeof last.samples === 'number' ? `${last.samples} samples on the main thread, ` : '';
+    const line = `perfshim: ${(last.elapsed / 1000).toFixed(1)} s, sampling every ${o.interval} ms, ${samples}${last.entries} marks/measures buffered`;
     if (isTTY) {
       stderr.write(`\r\x1b[K${line}`);
       progressShown = true;
