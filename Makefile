@@ -145,7 +145,7 @@ format: node_modules/.package-lock.json
 	npx biome check --write $(or $(FILES),$(JS_DIRS))
 
 # Every test: set-up, lint, native C under sanitizers, fuzzing, Node suites, browser suites.
-test: test-setup lint test-c test-fuzz test-node test-browser
+test: test-setup lint test-c test-fuzz test-node test-node18 test-browser
 
 # CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
 check-built: node_modules/.package-lock.json $(CJSON)
