@@ -1,7 +1,9 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
 // exports with the io layer (glue/io.js) every glue module uses. One cached instantiation;
-// `createCore(bytes)` lets a test hand in another build.
-import { wasmBase64 } from '../wasm/perfshim.wasm.js';
+// `createCore(bytes)` lets a test hand in another build. The full core is embedded deflated
+// (tools/embed-wasm.mjs --deflate): `wasmInflate` restores it on first use; the timeline core's
+// is embedded as is (`wasmInflate` null).
+import { wasmBase64, wasmInflate } from '../wasm/perfshim.wasm.js';
 import { createIo } from './io.js';
 
 function decodeBase64(b64) {
@@ -15,8 +17,13 @@ function decodeBase64(b64) {
   return out;
 }
 
+function embeddedBytes() {
+  const bytes = decodeBase64(wasmBase64);
+  return wasmInflate ? wasmInflate(bytes) : bytes;
+}
+
 /** Instantiate a core from wasm bytes: its exports behind the io layer (glue/io.js). */
-export function createCore(bytes = decodeBase64(wasmBase64)) {
+export function createCore(bytes = embeddedBytes()) {
   const module = new WebAssembly.Module(bytes);
   const imports = {
     env: {
