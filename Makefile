@@ -11,7 +11,9 @@ CJSON := third_party/cjson/cJSON.c
 # The ABI is every PS_API declaration in the headers.
 EXPORTS = $(shell bash tools/exports.sh $(HDR))
 
-WASM_FLAGS := -O2 -std=c11 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson \
+# The module has no cJSON (src/json.c reads and writes the core's JSON); only the C tests and
+# fuzz targets use it, as an independent reader of what the core writes.
+WASM_FLAGS := -O2 -std=c11 -Wall -Wextra -Werror -Isrc \
   --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
   -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
 DEBUG_FLAGS := $(filter-out -O2,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
@@ -37,8 +39,8 @@ wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/
 glue/abi.js: $(HDR) tools/gen-abi.mjs
 	$(NODE) tools/gen-abi.mjs $@ $(HDR)
 
-wasm/perfshim.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
-	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
+wasm/perfshim.wasm: $(SRC) $(HDR) Makefile | toolchain
+	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) -o $@
 	@sha256sum $@ | tee wasm/SHA256SUMS
 
 # The timeline-only core (perfshim/timeline): User Timing + Performance Timeline, no cJSON; its
@@ -52,9 +54,9 @@ wasm/perfshim-timeline.wasm.js: wasm/perfshim-timeline.wasm tools/embed-wasm.mjs
 	$(NODE) tools/embed-wasm.mjs $< $@
 
 # The debug build (not committed): -O0, names, invariant traps. The Node suites run on it too.
-build/perfshim.debug.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
+build/perfshim.debug.wasm: $(SRC) $(HDR) Makefile | toolchain
 	@mkdir -p build
-	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
+	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) -o $@
 
 # Embedded deflated (fflate): ~11 KB less gzipped than base64 of the raw module.
 wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
@@ -118,7 +120,7 @@ format: node_modules/.package-lock.json
 test: test-setup lint test-c test-fuzz test-node test-browser
 
 # CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
-check-built: node_modules/.package-lock.json $(CJSON)
+check-built: node_modules/.package-lock.json
 	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js glue/abi.js
 	$(MAKE) wasm
 	$(NODE) tools/build-dist.mjs
