@@ -1,8 +1,8 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
 // exports with the io layer (glue/io.js) every glue module uses. One cached instantiation;
-// `createCore(bytes)` lets a test hand in another build. The full core is embedded deflated
-// (tools/embed-wasm.mjs --deflate): `wasmInflate` restores it on first use; the timeline core's
-// is embedded as is (`wasmInflate` null).
+// `createCore(bytes)` lets a test hand in another build. In the dist/ bundles the full core is
+// embedded deflated (tools/build-dist.mjs): `wasmInflate` restores it on first use; wasm/*.wasm.js
+// embed theirs as is (`wasmInflate` null).
 import { wasmBase64, wasmInflate } from '../wasm/perfshim.wasm.js';
 import { createIo } from './io.js';
 
@@ -17,13 +17,20 @@ function decodeBase64(b64) {
   return out;
 }
 
-function embeddedBytes() {
-  const bytes = decodeBase64(wasmBase64);
-  return wasmInflate ? wasmInflate(bytes) : bytes;
+/** The bytes of an embedded module (tools/embed-wasm.mjs's exports). */
+export function embeddedBytes(base64, inflate) {
+  const bytes = decodeBase64(base64);
+  return inflate ? inflate(bytes) : bytes;
 }
 
-/** Instantiate a core from wasm bytes: its exports behind the io layer (glue/io.js). */
-export function createCore(bytes = embeddedBytes()) {
+/** The full core (or, given its bytes, another build of it). */
+export function createCore(bytes = embeddedBytes(wasmBase64, wasmInflate)) {
+  return instantiateCore(bytes);
+}
+
+/** Instantiate a module of the core (the full core, the timeline-only core, the Measure Memory
+ *  core) from its bytes: its exports behind the io layer (glue/io.js). */
+export function instantiateCore(bytes) {
   const module = new WebAssembly.Module(bytes);
   const imports = {
     env: {

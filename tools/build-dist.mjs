@@ -3,6 +3,7 @@
 // can check that the committed dist/ matches.
 import { build } from 'esbuild';
 import { minify } from 'terser';
+import { embeddedModule } from './embed-wasm.mjs';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
@@ -41,12 +42,44 @@ async function emit(file, options) {
   return m.code;
 }
 
+// The full bundles: the core embedded deflated (tools/embed-wasm.mjs; ~11 KB less gzipped, the
+// inflater included), and Measure Memory (glue/index.js imports it on the first call) left out
+// as dist/perfshim-memory.mjs, which the ESM, CommonJS and classic builds all import(): it
+// resolves next to the bundle (a classic script's import() resolves against its own URL).
+const fullCore = {
+  name: 'full-core',
+  setup(b) {
+    b.onResolve({ filter: /(^|\/)perfshim\.wasm\.js$/ }, () => ({
+      path: 'wasm/perfshim.wasm',
+      namespace: 'deflated-core',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'deflated-core' }, () => ({
+      contents: embeddedModule(readFileSync('wasm/perfshim.wasm'), 'wasm/perfshim.wasm', {
+        deflate: true,
+      }),
+      resolveDir: process.cwd(),
+    }));
+    b.onResolve({ filter: /^\.\/measure-memory\.js$/ }, (a) =>
+      a.kind === 'dynamic-import' ? { path: './perfshim-memory.mjs', external: true } : undefined,
+    );
+  },
+};
+await emit('dist/perfshim-memory.mjs', {
+  stdin: {
+    contents: "export { createMeasureMemory } from './glue/measure-memory.js';",
+    resolveDir: process.cwd(),
+  },
+  format: 'esm',
+  platform: 'neutral',
+});
+
 // The package's entry points are single files: one module to load is ~2x faster to import in
 // Node than the dozen glue/ modules (install time is a target). glue/ stays the source.
 await emit('dist/perfshim.mjs', {
   entryPoints: ['glue/index.js'],
   format: 'esm',
   platform: 'neutral',
+  plugins: [fullCore],
 });
 writeFileSync(
   'dist/auto.mjs',
@@ -56,6 +89,7 @@ await emit('dist/perfshim.cjs', {
   entryPoints: ['glue/index.js'],
   format: 'cjs',
   platform: 'neutral',
+  plugins: [fullCore],
 });
 writeFileSync(
   'dist/auto.cjs',
@@ -65,6 +99,7 @@ await emit('dist/perfshim.auto.js', {
   entryPoints: ['glue/auto-classic.js'],
   format: 'iife',
   platform: 'browser',
+  plugins: [fullCore],
 });
 
 // perfshim/timeline: User Timing + Performance Timeline only, over the timeline-only core (the
@@ -94,12 +129,12 @@ await emit('dist/perfshim.timeline.auto.js', {
 for (const f of [
   'dist/perfshim.mjs',
   'dist/perfshim.auto.js',
+  'dist/perfshim-memory.mjs',
   'dist/timeline.mjs',
   'dist/perfshim.timeline.auto.js',
 ]) {
-  console.log(
-    `${f}: ${(gzipSync(readFileSync(f), { level: 9 }).length / 1024).toFixed(1)} KB gzipped (eager)`,
-  );
+  const kb = (gzipSync(readFileSync(f), { level: 9 }).length / 1024).toFixed(1);
+  console.log(`${f}: ${kb} KB gzipped (${f.includes('-memory') ? 'on first use' : 'eager'})`);
 }
 
 const min = await build({
@@ -109,6 +144,7 @@ const min = await build({
   platform: 'neutral',
   minify: true,
   banner: {},
+  plugins: [fullCore],
 });
 const bytes = min.outputFiles[0].contents;
 console.log(
