@@ -1,8 +1,9 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
 // exports with the io layer (glue/io.js) every glue module uses. One cached instantiation;
 // `createCore(bytes)` lets a test hand in another build. In the dist/ bundles the full core is
-// embedded deflated (tools/build-dist.mjs): `wasmInflate` restores it on first use; wasm/*.wasm.js
-// embed theirs as is (`wasmInflate` null).
+// embedded deflated (tools/build-dist.mjs): `wasmInflate` (fflate) restores it on first use, or
+// Node's own zlib where it can be reached synchronously (native: ~0.3 ms against fflate's
+// 5-30 ms cold, see bench/first-use.mjs); wasm/*.wasm.js embed theirs as is (`wasmInflate` null).
 import { wasmBase64, wasmInflate } from '../wasm/perfshim.wasm.js';
 import { createIo } from './io.js';
 
@@ -17,10 +18,18 @@ function decodeBase64(b64) {
   return out;
 }
 
+/** A Node built-in module, reached synchronously from ESM and CommonJS alike; else null. */
+function nodeBuiltin(name) {
+  const proc = globalThis.process;
+  return proc && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule(name) : null;
+}
+
 /** The bytes of an embedded module (tools/embed-wasm.mjs's exports). */
 export function embeddedBytes(base64, inflate) {
   const bytes = decodeBase64(base64);
-  return inflate ? inflate(bytes) : bytes;
+  if (!inflate) return bytes;
+  const zlib = nodeBuiltin('zlib');
+  return zlib ? new Uint8Array(zlib.inflateRawSync(bytes)) : inflate(bytes);
 }
 
 /** The full core (or, given its bytes, another build of it). */
@@ -67,8 +76,7 @@ export function loadCore() {
   if (!cached) {
     const proc = globalThis.process;
     const path = proc && proc.env && proc.env.PERFSHIM_WASM;
-    const fs =
-      path && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule('fs') : null;
+    const fs = path ? nodeBuiltin('fs') : null;
     cached = fs ? createCore(new Uint8Array(fs.readFileSync(path))) : createCore();
   }
   return cached;
