@@ -150,6 +150,7 @@ bench: deps wasm dist
 	$(NODE) bench/export.mjs
 	$(NODE) bench/node-integrations.mjs
 	$(NODE) bench/instrument.mjs
+	$(NODE) bench/first-use.mjs
 
 # The demo needs only Node and npm packages (the plain page instruments its workloads as it
 # serves them); wasm/ and dist/ are committed, so no toolchain or browser is installed.

@@ -1,15 +1,17 @@
 // The first mark()'s cost with the core embedded deflated (as dist/ ships it) against the core
 // embedded as plain base64 (as before issue 9's size work): two bundles of glue/index.js that
 // differ only in that, each imported in a fresh Node process per round, rounds interleaved,
-// medians. The deflated one runs twice: inflated by Node's zlib (what Node does) and by fflate
-// (process.getBuiltinModule hidden: what a browser or a Node before 20.16 does). Prints import
-// time, first mark() (the core is decoded, inflated, compiled and instantiated there) and the
-// gzipped size of each bundle.
+// medians. The deflated one runs twice: inflated by Node's zlib (what Node does) and by
+// tiny-inflate (process.getBuiltinModule hidden, as in a browser or a Node before 20.16).
+// Prints import time, first mark() (the core is decoded, inflated, compiled and instantiated
+// there) and the gzipped size of each bundle (esbuild only, no terser). Then the same two
+// bundles in Chromium (a fresh page per round; the browser inflates with tiny-inflate).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { embeddedModule } from '../tools/embed-wasm.mjs';
+import { serve, launch } from '../test/browser/harness.js';
 
 const ROUNDS = Number(process.env.ROUNDS || 15);
 mkdirSync('build/first-use', { recursive: true });
@@ -54,7 +56,7 @@ async function bundle(file, deflate) {
 const variants = {
   'plain base64': ['build/first-use/plain.mjs', false],
   'deflated, zlib': ['build/first-use/deflated.mjs', true],
-  'deflated, fflate': ['build/first-use/deflated.mjs', true, 'delete process.getBuiltinModule;'],
+  'deflated, JS': ['build/first-use/deflated.mjs', true, 'delete process.getBuiltinModule;'],
 };
 const size = {};
 for (const [name, [file, deflate]] of Object.entries(variants))
@@ -94,4 +96,45 @@ for (const [name, rs] of Object.entries(runs)) {
   console.log(
     `  ${name.padEnd(16)} ${size[name].toFixed(1)} KB gzipped; import ${imp} ms, first mark() ${first} ms, second ${second} ms`,
   );
+}
+
+// Chromium: each bundle imported by a fresh page, rounds interleaved.
+const page = (file) => `<!doctype html><script type=module>
+  const t0 = performance.now();
+  const m = await import('/${file}');
+  const t1 = performance.now();
+  m.performance.mark('first');
+  const t2 = performance.now();
+  window.result = [t1 - t0, t2 - t1];
+</script>`;
+const browserVariants = { 'plain base64': 'plain.mjs', 'deflated, JS': 'deflated.mjs' };
+const routes = {};
+for (const [name, file] of Object.entries(browserVariants)) {
+  routes[`/${file}`] = {
+    type: 'text/javascript',
+    body: readFileSync(`build/first-use/${file}`, 'utf8'),
+  };
+  routes[`/${name.replace(/\W+/g, '-')}.html`] = { body: page(file) };
+}
+const server = await serve({ routes });
+const browser = await launch();
+try {
+  const brs = Object.fromEntries(Object.keys(browserVariants).map((k) => [k, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of Object.keys(browserVariants)) {
+      const tab = await browser.newPage();
+      await tab.goto(`${server.url}/${name.replace(/\W+/g, '-')}.html`);
+      await tab.waitForFunction(() => Array.isArray(window.result));
+      brs[name].push(await tab.evaluate(() => window.result));
+      await tab.close();
+    }
+  }
+  console.log(`Chromium ${browser.version()}, ${ROUNDS} interleaved rounds (medians)`);
+  for (const [name, rs] of Object.entries(brs)) {
+    const [imp, first] = [0, 1].map((k) => median(rs.map((r) => r[k])).toFixed(2));
+    console.log(`  ${name.padEnd(16)} import ${imp} ms, first mark() ${first} ms`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
 }

@@ -1,9 +1,10 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
 // exports with the io layer (glue/io.js) every glue module uses. One cached instantiation;
 // `createCore(bytes)` lets a test hand in another build. In the dist/ bundles the full core is
-// embedded deflated (tools/build-dist.mjs): `wasmInflate` (fflate) restores it on first use, or
-// Node's own zlib where it can be reached synchronously (native: ~0.3 ms against fflate's
-// 5-30 ms cold, see bench/first-use.mjs); wasm/*.wasm.js embed theirs as is (`wasmInflate` null).
+// embedded deflated (tools/build-dist.mjs): `wasmInflate` (tiny-inflate) restores it on first use,
+// or Node's own zlib where it can be reached synchronously (native: ~1.4 ms against 10-50 ms
+// for the JS inflater cold on this loaded machine; bench/first-use.mjs); wasm/*.wasm.js embed
+// theirs as is (`wasmInflate` null).
 import { wasmBase64, wasmInflate } from '../wasm/perfshim.wasm.js';
 import { createIo } from './io.js';
 
