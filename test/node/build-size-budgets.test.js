@@ -16,7 +16,7 @@ const BUDGETS = [
   // 77.3 / 77.9 KB before issue 9's size work; now the core is -Oz, deflated, without cJSON, and
   // Measure Memory is loaded on first use (dist/perfshim-memory.mjs, not eager).
   ['dist/perfshim.mjs', 40, 40],
-  ['dist/perfshim.auto.js', 40.5, 40],
+  ['dist/perfshim.auto.js', 40, 40],
 ];
 
 for (const [file, ceiling, goal] of BUDGETS) {
