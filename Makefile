@@ -74,6 +74,10 @@ build/perfshim.debug.wasm: $(CORE_SRC) $(HDR) Makefile | toolchain
 	@mkdir -p build
 	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(CORE_SRC) -o $@
 
+build/perfshim-memory.debug.wasm: $(MEMORY_SRC) src/perfshim.h src/memory.h src/json.h src/internal.h Makefile | toolchain
+	@mkdir -p build
+	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(MEMORY_EXPORTS) $(MEMORY_SRC) -o $@
+
 wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
 	$(NODE) tools/embed-wasm.mjs $< $@
 
@@ -110,10 +114,11 @@ test-fuzz: deps $(FUZZ_TARGETS)
 	  then grep -E "stat::number_of_executed_units" $$t.log; \
 	  else tail -40 $$t.log; exit 1; fi; done
 
-test-node: deps wasm build/perfshim.debug.wasm
+test-node: deps wasm build/perfshim.debug.wasm build/perfshim-memory.debug.wasm
 	$(NODE) --test test/node/
-	@echo "== the Node suites again, on the debug build"
-	PERFSHIM_WASM=build/perfshim.debug.wasm $(NODE) --test test/node/
+	@echo "== the Node suites again, on the debug builds"
+	PERFSHIM_WASM=build/perfshim.debug.wasm PERFSHIM_MEMORY_WASM=build/perfshim-memory.debug.wasm \
+	  $(NODE) --test test/node/
 
 test-browser: deps wasm dist
 	$(NODE) --test test/browser/

@@ -33,6 +33,15 @@ export function embeddedBytes(base64, inflate) {
   return zlib ? new Uint8Array(zlib.inflateRawSync(bytes)) : inflate(bytes);
 }
 
+/** A core's bytes: in Node, the file the environment variable `env` names (the suites run on
+ *  the debug builds this way), else the embedded module's. */
+export function coreBytes(env, base64, inflate) {
+  const proc = globalThis.process;
+  const path = proc && proc.env && proc.env[env];
+  const fs = path ? nodeBuiltin('fs') : null;
+  return fs ? new Uint8Array(fs.readFileSync(path)) : embeddedBytes(base64, inflate);
+}
+
 /** The full core (or, given its bytes, another build of it). */
 export function createCore(bytes = embeddedBytes(wasmBase64, wasmInflate)) {
   return instantiateCore(bytes);
@@ -75,10 +84,7 @@ let cached;
  *  (the test suites run on the debug build this way). */
 export function loadCore() {
   if (!cached) {
-    const proc = globalThis.process;
-    const path = proc && proc.env && proc.env.PERFSHIM_WASM;
-    const fs = path ? nodeBuiltin('fs') : null;
-    cached = fs ? createCore(new Uint8Array(fs.readFileSync(path))) : createCore();
+    cached = createCore(coreBytes('PERFSHIM_WASM', wasmBase64, wasmInflate));
   }
   return cached;
 }

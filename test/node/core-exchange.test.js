@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decode, encodeInto } from '../../glue/io.js';
 import { createCore, lazyCore, loadCore } from '../../glue/loader.js';
-import { createMemoryCore } from '../../glue/measure-memory.js';
+import { createMemoryCore, loadMemoryCore } from '../../glue/measure-memory.js';
 
 test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogates kept apart', () => {
   const core = createCore();
@@ -118,5 +118,12 @@ test("a lazy core instantiates on first use and then has the core's own members"
 test('the suites run on the core build that PERFSHIM_WASM names', () => {
   const names = WebAssembly.Module.customSections(loadCore().module, 'name').length;
   if (process.env.PERFSHIM_WASM) assert.ok(names > 0, 'the debug build carries a name section');
+  else assert.equal(names, 0, 'the release build carries none');
+});
+
+test('the Measure Memory suites run on the core build that PERFSHIM_MEMORY_WASM names', () => {
+  const names = WebAssembly.Module.customSections(loadMemoryCore().module, 'name').length;
+  if (process.env.PERFSHIM_MEMORY_WASM)
+    assert.ok(names > 0, 'the debug build carries a name section');
   else assert.equal(names, 0, 'the release build carries none');
 });

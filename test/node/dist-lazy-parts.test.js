@@ -52,7 +52,8 @@ const LOADERS = {
 for (const [name, args] of Object.entries(LOADERS)) {
   test(`${name}: the first mark inflates the core; measureUserAgentSpecificMemory loads its part`, () => {
     const env = { ...process.env };
-    delete env.PERFSHIM_WASM; // the bundle's own embedded core
+    delete env.PERFSHIM_WASM; // the bundle's own embedded cores
+    delete env.PERFSHIM_MEMORY_WASM;
     const out = JSON.parse(
       execFileSync(process.execPath, args, { cwd: root, env, encoding: 'utf8' }),
     );
