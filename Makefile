@@ -17,9 +17,9 @@ MEMORY_EXPORTS = $(shell bash tools/exports.sh src/perfshim.h src/memory.h | tr 
 
 # The module has no cJSON (src/json.c reads and writes the core's JSON); only the C tests and
 # fuzz targets use it, as an independent reader of what the core writes.
-# Every module is built for size (-Oz): the core's own time per call is the same as -O2's within
-# this machine's noise (300,000 adds in any order 18-28 ms both, queries equal; see the size
-# work's report), and it is embedded in the eager bundles.
+# Every module is built for size (-Oz): the core's own time per call is -O2's within this
+# machine's noise (300,000 adds in any order: 18-28 ms both; queries equal), and the full core
+# is embedded in the eager bundles (docs/benchmarks.md, Size).
 WASM_FLAGS := -Oz -std=c11 -Wall -Wextra -Werror -Isrc \
   --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
   -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
