@@ -8,11 +8,11 @@ import { gzipSync } from 'node:zlib';
 
 // [file, ceiling enforced now (KB), goal (KB)]
 const BUDGETS = [
-  // 17.7-17.9 KB: 12 KB of glue + the 9.6 KB timeline core as base64 (deflating it would not pay
-  // for the inflater).
-  ['dist/perfshim.timeline.auto.js', 18, 15],
-  ['dist/timeline.mjs', 18, 15],
-  ['dist/timeline.cjs', 18, 15],
+  // 17.8-18.0 KB (18.1-18.3 before): 12 KB of glue + the 9.6 KB timeline core as base64
+  // (deflating it would not pay for the inflater).
+  ['dist/perfshim.timeline.auto.js', 18.2, 15],
+  ['dist/timeline.mjs', 18.2, 15],
+  ['dist/timeline.cjs', 18.2, 15],
   // 77.3 / 77.9 KB before issue 9's size work; now the core is -Oz, deflated, without cJSON, and
   // Measure Memory is loaded on first use (dist/perfshim-memory.mjs, not eager).
   ['dist/perfshim.mjs', 40, 40],
