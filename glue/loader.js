@@ -1,7 +1,11 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
 // exports with the io layer (glue/io.js) every glue module uses. One cached instantiation;
-// `createCore(bytes)` lets a test hand in another build.
-import { wasmBase64 } from '../wasm/perfshim.wasm.js';
+// `createCore(bytes)` lets a test hand in another build. In the dist/ bundles the full core is
+// embedded deflated (tools/build-dist.mjs): `wasmInflate` (tiny-inflate) restores it on first use,
+// or Node's own zlib where it can be reached synchronously (native: ~1.4 ms against 10-50 ms
+// for the JS inflater cold on this loaded machine; bench/first-use.mjs); wasm/*.wasm.js embed
+// theirs as is (`wasmInflate` null).
+import { wasmBase64, wasmInflate } from '../wasm/perfshim.wasm.js';
 import { createIo } from './io.js';
 
 function decodeBase64(b64) {
@@ -15,8 +19,37 @@ function decodeBase64(b64) {
   return out;
 }
 
-/** Instantiate a core from wasm bytes: its exports behind the io layer (glue/io.js). */
-export function createCore(bytes = decodeBase64(wasmBase64)) {
+/** A Node built-in module, reached synchronously from ESM and CommonJS alike; else null. */
+function nodeBuiltin(name) {
+  const proc = globalThis.process;
+  return proc && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule(name) : null;
+}
+
+/** The bytes of an embedded module (tools/embed-wasm.mjs's exports). */
+export function embeddedBytes(base64, inflate) {
+  const bytes = decodeBase64(base64);
+  if (!inflate) return bytes;
+  const zlib = nodeBuiltin('zlib');
+  return zlib ? new Uint8Array(zlib.inflateRawSync(bytes)) : inflate(bytes);
+}
+
+/** A core's bytes: in Node, the file the environment variable `env` names (the suites run on
+ *  the debug builds this way), else the embedded module's. */
+export function coreBytes(env, base64, inflate) {
+  const proc = globalThis.process;
+  const path = proc && proc.env && proc.env[env];
+  const fs = path ? nodeBuiltin('fs') : null;
+  return fs ? new Uint8Array(fs.readFileSync(path)) : embeddedBytes(base64, inflate);
+}
+
+/** The full core (or, given its bytes, another build of it). */
+export function createCore(bytes = embeddedBytes(wasmBase64, wasmInflate)) {
+  return instantiateCore(bytes);
+}
+
+/** Instantiate a module of the core (the full core, the timeline-only core, the Measure Memory
+ *  core) from its bytes: its exports behind the io layer (glue/io.js). */
+export function instantiateCore(bytes) {
   const module = new WebAssembly.Module(bytes);
   const imports = {
     env: {
@@ -51,11 +84,7 @@ let cached;
  *  (the test suites run on the debug build this way). */
 export function loadCore() {
   if (!cached) {
-    const proc = globalThis.process;
-    const path = proc && proc.env && proc.env.PERFSHIM_WASM;
-    const fs =
-      path && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule('fs') : null;
-    cached = fs ? createCore(new Uint8Array(fs.readFileSync(path))) : createCore();
+    cached = createCore(coreBytes('PERFSHIM_WASM', wasmBase64, wasmInflate));
   }
   return cached;
 }

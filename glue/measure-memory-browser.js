@@ -21,7 +21,11 @@ const perfProto = g.performance ? Object.getPrototypeOf(g.performance) : null;
 export const PERFSHIM_MEASURE = Symbol.for('perfshim.measureMemory');
 const nativeMeasure = (() => {
   const f = perfProto && perfProto.measureUserAgentSpecificMemory;
-  return typeof f === 'function' && !f[PERFSHIM_MEASURE] ? f : null;
+  // Ours, installed before this module loaded (glue/index.js loads it on first use): the host's
+  // function it replaced, if any.
+  if (typeof f === 'function' && f[PERFSHIM_MEASURE])
+    return f[Symbol.for('perfshim.measureMemory.native')] || null;
+  return typeof f === 'function' ? f : null;
 })();
 const memoryGetter = (() => {
   const d = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory');

@@ -3,7 +3,11 @@
 // intermediate measurement; the core builds the spec's MemoryMeasurement (src/memory.c), which
 // is parsed here. The promise resolves in a task queued after the measurement, as the spec's
 // "queue a global task … to resolve promise" says; concurrent calls measure independently.
-import { loadCore } from './loader.js';
+// The result is built in a small core of its own (wasm/perfshim-memory.wasm: src/memory.c and
+// its JSON reader and writer), so that this module and that core can be loaded on first use
+// (glue/index.js); the source measures with the realm's core (its memory is counted).
+import { wasmBase64, wasmInflate } from '../wasm/perfshim-memory.wasm.js';
+import { loadCore, instantiateCore, embeddedBytes, coreBytes } from './loader.js';
 import { statusError, failed } from './errors.js';
 import { PS_OK, PS_E_PARSE } from './abi.js';
 import { isNode, queueTask } from './host.js';
@@ -18,7 +22,22 @@ function randomSeed() {
   return (Math.random() * 0x100000000) >>> 0;
 }
 
-/** Create a new memory measurement (in the core) from an intermediate measurement object. */
+/** A new Measure Memory core. */
+export function createMemoryCore() {
+  return instantiateCore(embeddedBytes(wasmBase64, wasmInflate));
+}
+
+let memoryCore;
+/** The realm's Measure Memory core, instantiated on first use. In Node, PERFSHIM_MEMORY_WASM=path
+ *  selects another build (the suites run on the debug build this way). */
+export function loadMemoryCore() {
+  if (!memoryCore)
+    memoryCore = instantiateCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBase64, wasmInflate));
+  return memoryCore;
+}
+
+/** Create a new memory measurement (in a Measure Memory core) from an intermediate measurement
+ *  object. */
 export function buildMeasurement(core, intermediate, seed = randomSeed()) {
   const len = core.putString(JSON.stringify(intermediate));
   const status = core.x.ps_memory_build(len, seed >>> 0);
@@ -63,7 +82,7 @@ export function createMeasureMemory(core, { source = defaultSource(), brand } = 
         (intermediate) =>
           queueTask(() => {
             try {
-              resolve(buildMeasurement(core, intermediate));
+              resolve(buildMeasurement(loadMemoryCore(), intermediate));
             } catch (e) {
               reject(e);
             }

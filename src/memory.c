@@ -2,13 +2,14 @@
  * memory.c — Measure Memory result building: from an intermediate measurement (JSON, see
  * memory.h) to the MemoryMeasurement dictionary (JSON).
  *
- * Data structure: the parsed input stays a cJSON tree; beside it, one `realm` record per input
- * realm (its resolved memory attribution token) and one `entry` record per intermediate entry
- * (bytes, its attribution list as a cJSON array, its types as a cJSON array, and the key of the
- * cross-origin container it is aggregated under, if any), plus per-realm scratch arrays (the
- * parent chain being resolved, per-entry stamps for deduplicating attributions, the entry each
- * aggregation key folds into), so the whole build is linear in realms + entries + attributions.
- * The output is a new cJSON tree printed once into a string.
+ * Data structure: the parsed input stays a JSON tree (json.h); beside it, one `realm` record per
+ * input realm (its resolved memory attribution token) and one `entry` record per intermediate
+ * entry (bytes, its attribution list as realm indexes, its types as offsets of the tree's
+ * strings, and the key of the cross-origin container it is aggregated under, if any), plus
+ * per-realm scratch arrays (the parent chain being resolved, per-entry stamps for deduplicating
+ * attributions, the entry each aggregation key folds into), so the whole build is linear in
+ * realms + entries + attributions. The output is written once by json.h's writer (byte counts
+ * are integers: no printf, no strtod in the module).
  *
  * Invariants: a realm's token is resolved at most once and after its parent's (state 0 → 1 → 2;
  * meeting state 1 again is a parent cycle and an input error); after aggregation every live
@@ -20,12 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "json.h"
 #include "memory.h"
-#include "cJSON.h"
+
+typedef const ps_json_node node;
 
 typedef struct {
     int state;              /* 0 unresolved, 1 resolving, 2 resolved */
-    const cJSON *src;       /* the input object */
+    node *src;              /* the input object */
     const char *url, *scope, *origin;
     const char *top;        /* the top-level origin: the origin at the root of its parents */
     int parent;             /* -1: none */
@@ -38,13 +41,14 @@ typedef struct {
 
 typedef struct {
     double bytes;
-    cJSON *attribution;     /* array, owned until moved into the output */
-    cJSON *types;           /* array of strings, a set */
+    ps_vec attribution;     /* realm indexes, one attribution each */
+    ps_vec types;           /* a set of strings: offsets into the input's strings */
     int key;                /* -1 or the owner realm of its single aggregated attribution */
     int merged;             /* folded into an earlier entry */
 } entry;
 
 typedef struct {
+    ps_json_doc in;
     realm *realms;
     int n_realms;
     entry *entries;
@@ -79,50 +83,44 @@ static uint32_t rnd(ctx *c, uint32_t bound)
     return (uint32_t)(z % bound);
 }
 
-/* "Randomize the order of the items": Fisher–Yates over a cJSON array, relinking its items. */
-static int shuffle_array(ctx *c, cJSON *arr)
+/* "Randomize the order of the items": Fisher–Yates. */
+static void shuffle(ctx *c, uint32_t *items, uint32_t n)
 {
-    int n = cJSON_GetArraySize(arr);
-    if (n < 2) return PS_OK;
-    cJSON **items = malloc((size_t)n * sizeof *items);
-    if (!items) return PS_E_NOMEM;
-    int i = 0;
-    for (cJSON *it = arr->child; it; it = it->next) items[i++] = it;
-    for (i = n - 1; i > 0; i--) {
-        int j = (int)rnd(c, (uint32_t)i + 1);
-        cJSON *t = items[i];
+    for (uint32_t i = n - 1; n > 1 && i > 0; i--) {
+        uint32_t j = rnd(c, i + 1), t = items[i];
         items[i] = items[j];
         items[j] = t;
     }
-    for (i = 0; i < n; i++) {
-        items[i]->prev = i ? items[i - 1] : items[n - 1]; /* cJSON: child->prev is the tail */
-        items[i]->next = i + 1 < n ? items[i + 1] : NULL;
-    }
-    arr->child = items[0];
-    free(items);
-    return PS_OK;
 }
 
-static const char *opt_string(const cJSON *obj, const char *key, const char *dflt, int *bad)
+static node *get(ctx *c, node *obj, const char *key) { return ps__json_get(&c->in, obj, key); }
+static node *first(ctx *c, node *v) { return v ? ps__json_at(&c->in, v->child) : NULL; }
+static node *next(ctx *c, node *v) { return ps__json_at(&c->in, v->next); }
+static int is(node *v, int type) { return v && v->type == type; }
+static int is_null(node *v) { return !v || v->type == PSJ_NULL; } /* absent or null */
+static int is_bool(node *v) { return is(v, PSJ_TRUE) || is(v, PSJ_FALSE); }
+static const char *str_of(ctx *c, node *v) { return ps__json_str(&c->in, v->str); }
+
+static const char *opt_string(ctx *c, node *obj, const char *key, const char *dflt, int *bad)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v || cJSON_IsNull(v)) return dflt;
-    if (!cJSON_IsString(v)) { *bad = 1; return dflt; }
-    return v->valuestring;
+    node *v = get(c, obj, key);
+    if (is_null(v)) return dflt;
+    if (!is(v, PSJ_STR)) { *bad = 1; return dflt; }
+    return str_of(c, v);
 }
 
 static int same(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
 /* Extract container element attributes: iframe and frame give their src attribute, object its
  * data attribute; an absent attribute is the empty string. */
-static int extract_container(ctx *c, realm *r, const cJSON *el)
+static int extract_container(ctx *c, realm *r, node *el)
 {
     int bad = 0;
-    if (!cJSON_IsObject(el)) return fail(c, "a nested Window needs a container element");
-    const char *local = opt_string(el, "localName", NULL, &bad);
-    r->c_id = opt_string(el, "id", "", &bad);
-    if (same(local, "iframe") || same(local, "frame")) r->c_src = opt_string(el, "src", "", &bad);
-    else if (same(local, "object")) r->c_src = opt_string(el, "data", "", &bad);
+    if (!is(el, PSJ_OBJ)) return fail(c, "a nested Window needs a container element");
+    const char *local = opt_string(c, el, "localName", NULL, &bad);
+    r->c_id = opt_string(c, el, "id", "", &bad);
+    if (same(local, "iframe") || same(local, "frame")) r->c_src = opt_string(c, el, "src", "", &bad);
+    else if (same(local, "object")) r->c_src = opt_string(c, el, "data", "", &bad);
     else return fail(c, "container.localName must be \"iframe\", \"frame\" or \"object\"");
     return bad ? fail(c, "container attributes must be strings") : PS_OK;
 }
@@ -139,9 +137,9 @@ static int extract_container(ctx *c, realm *r, const cJSON *el)
 static int window_token(ctx *c, int i)
 {
     realm *r = &c->realms[i];
-    const cJSON *el = cJSON_GetObjectItemCaseSensitive(r->src, "container");
+    node *el = get(c, r->src, "container");
     if (r->parent < 0) {
-        if (el && !cJSON_IsNull(el)) return fail(c, "a top-level Window has no container");
+        if (!is_null(el)) return fail(c, "a top-level Window has no container");
         r->c_id = r->c_src = NULL;
         r->aggregated = 0;
         r->owner = i;
@@ -187,21 +185,21 @@ static int worker_token(ctx *c, int i)
     return PS_OK;
 }
 
-static int explicit_token(ctx *c, int i, const cJSON *tok)
+static int explicit_token(ctx *c, int i, node *tok)
 {
     realm *r = &c->realms[i];
-    const cJSON *cont = cJSON_GetObjectItemCaseSensitive(tok, "container");
-    const cJSON *agg = cJSON_GetObjectItemCaseSensitive(tok, "crossOriginAggregated");
+    node *cont = get(c, tok, "container");
+    node *agg = get(c, tok, "crossOriginAggregated");
     int bad = 0;
-    if (!cJSON_IsObject(tok) || (agg && !cJSON_IsBool(agg))) return fail(c, "malformed token");
-    r->aggregated = cJSON_IsTrue(agg);
+    if (!is(tok, PSJ_OBJ) || (agg && !is_bool(agg))) return fail(c, "malformed token");
+    r->aggregated = is(agg, PSJ_TRUE);
     r->owner = i;
     r->host_token = 1;
-    if (!cont || cJSON_IsNull(cont)) {
+    if (is_null(cont)) {
         r->c_id = r->c_src = NULL;
-    } else if (cJSON_IsObject(cont)) {
-        r->c_id = opt_string(cont, "id", "", &bad);
-        r->c_src = opt_string(cont, "src", "", &bad);
+    } else if (is(cont, PSJ_OBJ)) {
+        r->c_id = opt_string(c, cont, "id", "", &bad);
+        r->c_src = opt_string(c, cont, "src", "", &bad);
     } else {
         bad = 1;
     }
@@ -212,8 +210,8 @@ static int resolve_one(ctx *c, int i)
 {
     realm *r = &c->realms[i];
     r->top = r->parent < 0 ? r->origin : c->realms[r->parent].top;
-    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(r->src, "token");
-    if (tok && !cJSON_IsNull(tok)) return explicit_token(c, i, tok);
+    node *tok = get(c, r->src, "token");
+    if (!is_null(tok)) return explicit_token(c, i, tok);
     return strcmp(r->scope, "Window") == 0 ? window_token(c, i) : worker_token(c, i);
 }
 
@@ -240,10 +238,16 @@ static int resolve(ctx *c, int i)
     return PS_OK;
 }
 
-static int parse_realms(ctx *c, const cJSON *arr)
+/* An integer in [0, n) (NaN, a non-integer, fails every comparison). */
+static int is_index(node *v, int n)
 {
-    if (arr && !cJSON_IsArray(arr)) return fail(c, "realms must be an array");
-    c->n_realms = cJSON_GetArraySize(arr);
+    return is(v, PSJ_NUM) && v->num >= 0 && v->num < n && v->num == floor(v->num);
+}
+
+static int parse_realms(ctx *c, node *arr)
+{
+    if (arr && !is(arr, PSJ_ARR)) return fail(c, "realms must be an array");
+    c->n_realms = arr ? (int)arr->count : 0;
     if (!c->n_realms) return PS_OK;
     size_t n = (size_t)c->n_realms;
     c->realms = calloc(n, sizeof *c->realms);
@@ -253,22 +257,21 @@ static int parse_realms(ctx *c, const cJSON *arr)
     c->fold_into = calloc(n, sizeof *c->fold_into);
     if (!c->realms || !c->chain || !c->seen_self || !c->seen_agg || !c->fold_into) return PS_E_NOMEM;
     int i = 0;
-    for (const cJSON *it = arr->child; it; it = it->next, i++) {
+    for (node *it = first(c, arr); it; it = next(c, it), i++) {
         realm *r = &c->realms[i];
         int bad = 0;
-        if (!cJSON_IsObject(it)) return fail(c, "a realm must be an object");
+        if (!is(it, PSJ_OBJ)) return fail(c, "a realm must be an object");
         r->src = it;
-        r->url = opt_string(it, "url", NULL, &bad);
-        r->scope = opt_string(it, "scope", NULL, &bad);
-        r->origin = opt_string(it, "origin", NULL, &bad);
+        r->url = opt_string(c, it, "url", NULL, &bad);
+        r->scope = opt_string(c, it, "scope", NULL, &bad);
+        r->origin = opt_string(c, it, "origin", NULL, &bad);
         if (bad || !r->url || !r->scope) return fail(c, "a realm needs string url and scope");
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(it, "parent");
+        node *p = get(c, it, "parent");
         r->parent = -1;
-        if (p && !cJSON_IsNull(p)) {
-            if (!cJSON_IsNumber(p) || p->valuedouble < 0 || p->valuedouble >= c->n_realms ||
-                p->valuedouble != floor(p->valuedouble) || (int)p->valuedouble == i)
+        if (!is_null(p)) {
+            if (!is_index(p, c->n_realms) || (int)p->num == i)
                 return fail(c, "realm parent must be the index of another realm");
-            r->parent = (int)p->valuedouble;
+            r->parent = (int)p->num;
         }
     }
     for (i = 0; i < c->n_realms; i++) {
@@ -278,47 +281,48 @@ static int parse_realms(ctx *c, const cJSON *arr)
     return PS_OK;
 }
 
-/* Create a new memory attribution (§ Converting an intermediate memory measurement). */
-static cJSON *new_attribution(const realm *r)
+/* Write a new memory attribution (§ Converting an intermediate memory measurement). */
+static void write_attribution(ps_json_writer *w, const realm *r)
 {
-    cJSON *a = cJSON_CreateObject();
-    if (!a) return NULL;
-    int ok = cJSON_AddStringToObject(a, "url", r->aggregated ? "cross-origin-url" : r->url) != NULL;
-    if (ok && r->c_id) {
-        cJSON *cont = cJSON_AddObjectToObject(a, "container");
-        ok = cont && cJSON_AddStringToObject(cont, "id", r->c_id) &&
-             cJSON_AddStringToObject(cont, "src", r->c_src);
+    ps__json_raw(w, "{\"url\":");
+    ps__json_cstr(w, r->aggregated ? "cross-origin-url" : r->url);
+    if (r->c_id) {
+        ps__json_raw(w, ",\"container\":{\"id\":");
+        ps__json_cstr(w, r->c_id);
+        ps__json_raw(w, ",\"src\":");
+        ps__json_cstr(w, r->c_src);
+        ps__json_raw(w, "}");
     }
-    ok = ok && cJSON_AddStringToObject(a, "scope", r->aggregated ? "cross-origin-aggregated" : r->scope);
-    if (!ok) { cJSON_Delete(a); return NULL; }
-    return a;
+    ps__json_raw(w, ",\"scope\":");
+    ps__json_cstr(w, r->aggregated ? "cross-origin-aggregated" : r->scope);
+    ps__json_raw(w, "}");
 }
 
-static int has_string(const cJSON *arr, const char *s)
+/* Add the string at offset `s` to the set `to`. */
+static int add_type(ctx *c, ps_vec *to, uint32_t s)
 {
-    for (const cJSON *it = arr->child; it; it = it->next)
-        if (strcmp(it->valuestring, s) == 0) return 1;
-    return 0;
+    for (uint32_t k = 0; k < to->len; k++)
+        if (strcmp(ps__json_str(&c->in, to->v[k]), ps__json_str(&c->in, s)) == 0) return PS_OK;
+    return ps__vec_push(to, s);
 }
 
-/* Append the strings of `from` (validated) to the set `to`. */
-static int union_types(ctx *c, cJSON *to, const cJSON *from)
+/* Add the strings of `from` (validated) to the set `to`. */
+static int union_types(ctx *c, ps_vec *to, node *from)
 {
     if (!from) return PS_OK;
-    if (!cJSON_IsArray(from)) return fail(c, "types must be an array of strings");
-    for (const cJSON *it = from->child; it; it = it->next) {
-        if (!cJSON_IsString(it)) return fail(c, "types must be an array of strings");
-        if (has_string(to, it->valuestring)) continue;
-        cJSON *s = cJSON_CreateString(it->valuestring);
-        if (!s || !cJSON_AddItemToArray(to, s)) { cJSON_Delete(s); return PS_E_NOMEM; }
+    if (!is(from, PSJ_ARR)) return fail(c, "types must be an array of strings");
+    for (node *it = first(c, from); it; it = next(c, it)) {
+        if (!is(it, PSJ_STR)) return fail(c, "types must be an array of strings");
+        int st = add_type(c, to, it->str);
+        if (st != PS_OK) return st;
     }
     return PS_OK;
 }
 
-static int parse_bytes(const cJSON *v, double *out)
+static int parse_bytes(node *v, double *out)
 {
-    if (!cJSON_IsNumber(v)) return 0;
-    double b = v->valuedouble;
+    if (!is(v, PSJ_NUM)) return 0;
+    double b = v->num;
     if (!(b >= 0) || b > 9007199254740992.0 || b != floor(b)) return 0;
     *out = b;
     return 1;
@@ -326,35 +330,29 @@ static int parse_bytes(const cJSON *v, double *out)
 
 /* One intermediate entry: its attribution (one per distinct realm; realms aggregated under the
  * same cross-origin container give that container's attribution once) and its types. */
-static int parse_entry(ctx *c, int index, const cJSON *it)
+static int parse_entry(ctx *c, int index, node *it)
 {
     entry *e = &c->entries[index];
-    if (!cJSON_IsObject(it)) return fail(c, "an entry must be an object");
-    if (!parse_bytes(cJSON_GetObjectItemCaseSensitive(it, "bytes"), &e->bytes))
+    if (!is(it, PSJ_OBJ)) return fail(c, "an entry must be an object");
+    if (!parse_bytes(get(c, it, "bytes"), &e->bytes))
         return fail(c, "entry bytes must be an integer in [0, 2^53]");
-    const cJSON *remote = cJSON_GetObjectItemCaseSensitive(it, "remote");
-    if (remote && !cJSON_IsBool(remote)) return fail(c, "entry remote must be a boolean");
-    if (cJSON_IsTrue(remote)) e->bytes = 0; /* outside the current address space */
+    node *remote = get(c, it, "remote");
+    if (remote && !is_bool(remote)) return fail(c, "entry remote must be a boolean");
+    if (is(remote, PSJ_TRUE)) e->bytes = 0; /* outside the current address space */
     e->key = -1;
-    e->attribution = cJSON_CreateArray();
-    e->types = cJSON_CreateArray();
-    if (!e->attribution || !e->types) return PS_E_NOMEM;
-    int st = union_types(c, e->types, cJSON_GetObjectItemCaseSensitive(it, "types"));
+    int st = union_types(c, &e->types, get(c, it, "types"));
     if (st != PS_OK) return st;
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(it, "realms");
-    if (rs && !cJSON_IsArray(rs)) return fail(c, "entry realms must be an array");
+    node *rs = get(c, it, "realms");
+    if (rs && !is(rs, PSJ_ARR)) return fail(c, "entry realms must be an array");
     int n = 0, aggregated = 0, key = -1, stamp = index + 1;
-    for (const cJSON *ri = rs ? rs->child : NULL; ri; ri = ri->next) {
-        if (!cJSON_IsNumber(ri) || ri->valuedouble < 0 || ri->valuedouble >= c->n_realms ||
-            ri->valuedouble != floor(ri->valuedouble))
-            return fail(c, "entry realms must be realm indexes");
-        const realm *r = &c->realms[(int)ri->valuedouble];
+    for (node *ri = first(c, rs); ri; ri = next(c, ri)) {
+        if (!is_index(ri, c->n_realms)) return fail(c, "entry realms must be realm indexes");
+        const realm *r = &c->realms[(int)ri->num];
         /* A set of realms; aggregated realms collapse onto their container's attribution. */
-        int *seen = r->aggregated ? &c->seen_agg[r->owner] : &c->seen_self[(int)ri->valuedouble];
+        int *seen = r->aggregated ? &c->seen_agg[r->owner] : &c->seen_self[(int)ri->num];
         if (*seen == stamp) continue;
         *seen = stamp;
-        cJSON *a = new_attribution(r);
-        if (!a || !cJSON_AddItemToArray(e->attribution, a)) { cJSON_Delete(a); return PS_E_NOMEM; }
+        if (ps__vec_push(&e->attribution, (uint32_t)ri->num) != PS_OK) return PS_E_NOMEM;
         n++;
         if (r->aggregated) { aggregated++; key = r->host_token ? -1 : r->owner; }
     }
@@ -374,76 +372,87 @@ static int aggregate(ctx *c)
         if (into < 0) { c->fold_into[f->key] = i + 1; continue; }
         entry *e = &c->entries[into];
         e->bytes += f->bytes;
-        int st = union_types(c, e->types, f->types);
-        if (st != PS_OK) return st;
+        for (uint32_t k = 0; k < f->types.len; k++) {
+            int st = add_type(c, &e->types, f->types.v[k]);
+            if (st != PS_OK) return st;
+        }
         f->merged = 1;
     }
     return PS_OK;
 }
 
-static cJSON *new_entry_object(double bytes, cJSON *attribution, cJSON *types)
+static void write_entry(ctx *c, ps_json_writer *w, const entry *e)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddNumberToObject(o, "bytes", bytes)) goto fail;
-    if (!cJSON_AddItemToObject(o, "attribution", attribution)) goto fail;
-    attribution = NULL;
-    if (!cJSON_AddItemToObject(o, "types", types)) goto fail;
-    return o;
-fail:
-    cJSON_Delete(o);
-    cJSON_Delete(attribution);
-    cJSON_Delete(types);
-    return NULL;
+    ps__json_raw(w, "{\"bytes\":");
+    ps__json_uint(w, e ? e->bytes : 0);
+    ps__json_raw(w, ",\"attribution\":[");
+    for (uint32_t k = 0; e && k < e->attribution.len; k++) {
+        if (k) ps__json_raw(w, ",");
+        write_attribution(w, &c->realms[e->attribution.v[k]]);
+    }
+    ps__json_raw(w, "],\"types\":[");
+    for (uint32_t k = 0; e && k < e->types.len; k++) {
+        if (k) ps__json_raw(w, ",");
+        ps__json_cstr(w, ps__json_str(&c->in, e->types.v[k]));
+    }
+    ps__json_raw(w, "]}");
 }
 
 /* Create a new memory measurement, and inside it create a new memory breakdown entry for each
  * intermediate entry (§ Converting an intermediate memory measurement to the result): total,
  * the extra zero-byte entry, then the order of breakdown and of each types list randomized. */
-static int create_measurement(ctx *c, int with_breakdown, cJSON **out)
+static int create_measurement(ctx *c, int with_breakdown)
 {
     double bytes = 0;
+    ps_vec order = { 0 }; /* breakdown: entry index + 1, 0 for the zero-byte entry */
     for (int i = 0; i < c->n_entries; i++)
         if (!c->entries[i].merged) bytes += c->entries[i].bytes;
-    cJSON *m = cJSON_CreateObject();
-    if (!m) return PS_E_NOMEM;
-    *out = m; /* freed by the caller, also on failure */
-    if (!cJSON_AddNumberToObject(m, "bytes", bytes)) return PS_E_NOMEM;
-    cJSON *bd = cJSON_AddArrayToObject(m, "breakdown");
-    if (!bd) return PS_E_NOMEM;
-    if (!with_breakdown) return PS_OK;
-    cJSON *zero = new_entry_object(0, cJSON_CreateArray(), cJSON_CreateArray());
-    if (!zero || !cJSON_AddItemToArray(bd, zero)) { cJSON_Delete(zero); return PS_E_NOMEM; }
-    for (int i = 0; i < c->n_entries; i++) {
-        entry *e = &c->entries[i];
-        if (e->merged) continue;
-        int st = shuffle_array(c, e->types);
-        if (st != PS_OK) return st;
-        cJSON *o = new_entry_object(e->bytes, e->attribution, e->types);
-        e->attribution = e->types = NULL; /* moved (or freed on failure) */
-        if (!o || !cJSON_AddItemToArray(bd, o)) { cJSON_Delete(o); return PS_E_NOMEM; }
+    if (with_breakdown) {
+        if (ps__vec_push(&order, 0) != PS_OK) return PS_E_NOMEM;
+        for (int i = 0; i < c->n_entries; i++) {
+            entry *e = &c->entries[i];
+            if (e->merged) continue;
+            shuffle(c, e->types.v, e->types.len);
+            if (ps__vec_push(&order, (uint32_t)i + 1) != PS_OK) { ps__vec_free(&order); return PS_E_NOMEM; }
+        }
+        shuffle(c, order.v, order.len);
     }
-    return shuffle_array(c, bd);
+    ps_json_writer w = { 0 };
+    ps__json_raw(&w, "{\"bytes\":");
+    ps__json_uint(&w, bytes);
+    ps__json_raw(&w, ",\"breakdown\":[");
+    for (uint32_t k = 0; k < order.len; k++) {
+        if (k) ps__json_raw(&w, ",");
+        write_entry(c, &w, order.v[k] ? &c->entries[order.v[k] - 1] : NULL);
+    }
+    ps__json_raw(&w, "]}");
+    ps__vec_free(&order);
+    return ps__json_finish(&w);
 }
 
-static int build(ctx *c, const cJSON *in, cJSON **out)
+static int build(ctx *c, uint32_t len)
 {
-    if (!cJSON_IsObject(in)) return fail(c, "the intermediate measurement must be a JSON object");
-    int st = parse_realms(c, cJSON_GetObjectItemCaseSensitive(in, "realms"));
+    int st = ps__json_parse(&c->in, ps__exchange_bytes(), len);
+    if (st == PS_E_PARSE) return fail(c, "the intermediate measurement is not valid JSON");
     if (st != PS_OK) return st;
-    const cJSON *es = cJSON_GetObjectItemCaseSensitive(in, "entries");
-    if (es && !cJSON_IsArray(es)) return fail(c, "entries must be an array");
-    c->n_entries = cJSON_GetArraySize(es);
+    node *in = ps__json_at(&c->in, 0);
+    if (!is(in, PSJ_OBJ)) return fail(c, "the intermediate measurement must be a JSON object");
+    st = parse_realms(c, get(c, in, "realms"));
+    if (st != PS_OK) return st;
+    node *es = get(c, in, "entries");
+    if (es && !is(es, PSJ_ARR)) return fail(c, "entries must be an array");
+    c->n_entries = es ? (int)es->count : 0;
     if (c->n_entries) {
         c->entries = calloc((size_t)c->n_entries, sizeof *c->entries);
         if (!c->entries) return PS_E_NOMEM;
         int i = 0;
-        for (const cJSON *it = es->child; it; it = it->next, i++)
+        for (node *it = first(c, es); it; it = next(c, it), i++)
             if ((st = parse_entry(c, i, it)) != PS_OK) return st;
     }
     if ((st = aggregate(c)) != PS_OK) return st;
-    const cJSON *bd = cJSON_GetObjectItemCaseSensitive(in, "breakdown");
-    if (bd && !cJSON_IsBool(bd)) return fail(c, "breakdown must be a boolean");
-    return create_measurement(c, !cJSON_IsFalse(bd), out);
+    node *bd = get(c, in, "breakdown");
+    if (bd && !is_bool(bd)) return fail(c, "breakdown must be a boolean");
+    return create_measurement(c, !is(bd, PSJ_FALSE));
 }
 
 PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed)
@@ -451,12 +460,10 @@ PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed)
     ctx c;
     memset(&c, 0, sizeof c);
     c.rng = ((uint64_t)seed << 32) ^ seed ^ 0x5DEECE66Dull;
-    cJSON *in = cJSON_ParseWithLength((const char *)ps__exchange_bytes(), len);
-    cJSON *out = NULL;
-    int st = in ? build(&c, in, &out) : fail(&c, "the intermediate measurement is not valid JSON");
+    int st = build(&c, len);
     for (int i = 0; i < c.n_entries; i++) {
-        cJSON_Delete(c.entries[i].attribution);
-        cJSON_Delete(c.entries[i].types);
+        ps__vec_free(&c.entries[i].attribution);
+        ps__vec_free(&c.entries[i].types);
     }
     free(c.entries);
     free(c.realms);
@@ -464,13 +471,7 @@ PS_API int32_t ps_memory_build(uint32_t len, uint32_t seed)
     free(c.seen_self);
     free(c.seen_agg);
     free(c.fold_into);
-    cJSON_Delete(in);
-    if (st == PS_OK) {
-        char *s = cJSON_PrintUnformatted(out);
-        if (!s) st = PS_E_NOMEM;
-        else ps__blob_set((const uint8_t *)s, (uint32_t)strlen(s), 1);
-    }
-    cJSON_Delete(out);
+    ps__json_free(&c.in);
     if (st == PS_E_PARSE) set_result_msg(c.msg);
     else if (st != PS_OK) set_result_msg("out of memory while building the measurement");
     return st;

@@ -28,7 +28,12 @@
  *                                         reported as 0, as the spec requires)
  *     "breakdown": bool }                 optional, default true; false: total only
  *
- * Output: {"bytes": n, "breakdown": [{"bytes", "attribution": [{"url", "container"?:
+ * Read by src/json.c: integers are taken as JSON.stringify writes them (no fraction, no
+ * exponent: `1.0` is not an integer here), strings may not contain U+0000, and nesting is limited
+ * to 64 levels; anything else is PS_E_PARSE.
+ *
+ * Output (written by src/json.c; byte counts as exact integers, also past 2^53 when a sum is):
+ * {"bytes": n, "breakdown": [{"bytes", "attribution": [{"url", "container"?:
  * {"id","src"}, "scope"}], "types"}]} with the extra zero-byte entry and the order of
  * `breakdown` and of each `types` list shuffled from `seed`. Entries whose only attribution is
  * one computed cross-origin-aggregated token are folded into one entry per top-most

@@ -152,10 +152,9 @@ test("isolated page: the result is the current draft's shape whatever the native
   // entry), as early Chromium versions returned it.
   const m = await p.evaluate(async () => {
     const { fromNative } = await import('/glue/measure-memory-browser.js');
-    const { buildMeasurement } = await import('/glue/measure-memory.js');
-    const { loadCore } = await import('/glue/loader.js');
+    const { buildMeasurement, loadMemoryCore } = await import('/glue/measure-memory.js');
     return buildMeasurement(
-      loadCore(),
+      loadMemoryCore(),
       fromNative({
         bytes: 1700000,
         breakdown: [

@@ -15,17 +15,22 @@ const ISOLATED = {
 };
 
 // Install (auto), then measure; the outcome is plain data.
-const MEASURE = `<script type=module>
-  import '/glue/auto.js';
-  window.measure = () => performance.measureUserAgentSpecificMemory().then(
+const MEASURE_FN = `window.measure = () => performance.measureUserAgentSpecificMemory().then(
     (result) => ({ result }),
     (e) => ({ error: { type: e.constructor.name, name: e.name, message: e.message, dom: e instanceof DOMException } }));
-  window.ready = true;
+  window.ready = true;`;
+const MEASURE = `<script type=module>
+  import '/glue/auto.js';
+  ${MEASURE_FN}
 </script>`;
+// The classic-script bundle: Measure Memory is its own file (dist/perfshim-memory.mjs), which
+// the bundle import()s on the first call, relative to its own URL.
+const MEASURE_CLASSIC = `<script src="/dist/perfshim.auto.js"></script><script>${MEASURE_FN}</script>`;
 const html = (body) => ({ body: `<!doctype html><meta charset=utf-8>${body}` });
 const routes = {
   '/isolated.html': html(MEASURE),
   '/plain.html': html(MEASURE),
+  '/classic.html': html(MEASURE_CLASSIC),
   '/cross-parent.html': html('<iframe id="x"></iframe>'),
   '/cross-frame.html': html(`<script type=module>
     import '/glue/auto.js';
@@ -43,16 +48,23 @@ const routes = {
 
 // What each engine can measure, per page ('native', 'performance.memory' or null: nothing).
 const MEASURABLE = {
-  chromium: { '/isolated.html': 'native', '/plain.html': 'performance.memory' },
-  firefox: { '/isolated.html': null, '/plain.html': null },
-  webkit: { '/isolated.html': null, '/plain.html': null },
+  chromium: {
+    '/isolated.html': 'native',
+    '/plain.html': 'performance.memory',
+    '/classic.html': 'performance.memory',
+  },
+  firefox: { '/isolated.html': null, '/plain.html': null, '/classic.html': null },
+  webkit: { '/isolated.html': null, '/plain.html': null, '/classic.html': null },
 };
 
 let server;
 before(async () => {
   server = await serve({
     routes,
-    headers: (path) => (path === '/plain.html' || path.startsWith('/cross-') ? {} : ISOLATED),
+    headers: (path) =>
+      path === '/plain.html' || path === '/classic.html' || path.startsWith('/cross-')
+        ? {}
+        : ISOLATED,
   });
 });
 after(async () => {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "json.h"
 #include "memory.h"
 #include "cJSON.h"
 
@@ -484,6 +485,71 @@ TEST(malformed_input_is_a_parse_error_with_a_reason)
     CHECK_EQ_INT(run("{}", 1), PS_OK);
 }
 
+/* ---- The core's own JSON reader and writer (src/json.c): no printf, no strtod ------------- */
+
+/* Build a raw (double-quoted) input; the result's bytes in *out (freed by the caller). */
+static int run_raw(const char *in, char **out)
+{
+    uint32_t len = (uint32_t)strlen(in);
+    memcpy(ps_exchange_reserve(len), in, len);
+    int st = ps_memory_build(len, 1);
+    *out = result_copy();
+    return st;
+}
+
+/* Escapes, non-ASCII text and surrogate pairs come back as the same strings; a lone surrogate
+ * (JSON.stringify writes it as its \u escape) comes back as that escape, not as U+FFFD. */
+TEST(strings_round_trip_through_the_reader_and_writer)
+{
+    char *got;
+    CHECK_EQ_INT(run_raw("{\"realms\":[{\"url\":\"h\\u00e9\\ud83d\\ude00 \\\"q\\\" \\\\ \\/ \\n\\t\\u0001\","
+                         "\"scope\":\"W\\ud800x\\udc00\"}],\"entries\":[{\"bytes\":7,\"realms\":[0],"
+                         "\"types\":[\"\\u00e9\"]}]}", &got), PS_OK);
+    CHECK(strstr(got, "{\"url\":\"h\xc3\xa9\xf0\x9f\x98\x80 \\\"q\\\" \\\\ / \\u000a\\u0009\\u0001\","
+                      "\"scope\":\"W\\ud800x\\udc00\"}") != NULL);
+    CHECK(strstr(got, "\"types\":[\"\xc3\xa9\"]") != NULL);
+    free(got);
+}
+
+/* Byte counts are integers (the sum may pass 2^64: every digit is still exact). */
+TEST(totals_beyond_2_64_are_written_exactly)
+{
+    enum { N = 3000 };
+    char *in = malloc((size_t)N * 48 + 64), *got;
+    size_t n = (size_t)sprintf(in, "{\"entries\":[");
+    for (int i = 0; i < N; i++) n += (size_t)sprintf(in + n, "%s{\"bytes\":9007199254740992}", i ? "," : "");
+    sprintf(in + n, "],\"breakdown\":false}");
+    CHECK_EQ_INT(run_raw(in, &got), PS_OK);
+    CHECK(strcmp(got, "{\"bytes\":27021597764222976000,\"breakdown\":[]}") == 0); /* 3000 * 2^53 */
+    free(got);
+    free(in);
+    CHECK_EQ_INT(run_raw("{\"entries\":[{\"bytes\":9007199254740992},{\"bytes\":0}],\"breakdown\":false}", &got), PS_OK);
+    CHECK(strcmp(got, "{\"bytes\":9007199254740992,\"breakdown\":[]}") == 0);
+    free(got);
+}
+
+/* What the reader does not take: each is a parse error naming the reason, never a crash. */
+TEST(reader_limits_are_parse_errors)
+{
+    expect_parse_error("{'entries':[{'bytes':1.0}]}", "entry bytes");  /* integers as JSON.stringify writes them */
+    expect_parse_error("{'entries':[{'bytes':1e3}]}", "entry bytes");
+    expect_parse_error("{'entries':[{'bytes':01}]}", "not valid JSON");
+    expect_parse_error("{'realms':[{'url':'a\\u0000b','scope':'Window'}]}", "not valid JSON");
+    expect_parse_error("{'realms':[{'url':'a\\x','scope':'Window'}]}", "not valid JSON");
+    expect_parse_error("{'breakdown':true} x", "not valid JSON");
+    expect_parse_error("{'breakdown':tru}", "not valid JSON");
+    expect_parse_error("{'entries':[1,]}", "not valid JSON");
+    static char deep[2 * PSJ_MAX_DEPTH + 64];
+    size_t n = (size_t)sprintf(deep, "{'x':");
+    for (int i = 0; i < PSJ_MAX_DEPTH; i++) deep[n++] = '[';
+    for (int i = 0; i < PSJ_MAX_DEPTH; i++) deep[n++] = ']';
+    strcpy(deep + n, "}");
+    expect_parse_error(deep, "not valid JSON");
+    deep[5 + PSJ_MAX_DEPTH - 1] = ' ';                         /* one level less: accepted */
+    deep[5 + PSJ_MAX_DEPTH] = ' ';
+    CHECK_EQ_INT(run(deep, 1), PS_OK);
+}
+
 TEST(release_frees_the_result)
 {
     CHECK_EQ_INT(run("{}", 1), PS_OK);
@@ -519,6 +585,9 @@ int main(void)
     RUN(breakdown_order_is_randomized_and_reproducible_per_seed);
     RUN(types_order_is_randomized);
     RUN(malformed_input_is_a_parse_error_with_a_reason);
+    RUN(strings_round_trip_through_the_reader_and_writer);
+    RUN(totals_beyond_2_64_are_written_exactly);
+    RUN(reader_limits_are_parse_errors);
     RUN(release_frees_the_result);
     ps_blob_release();
     return CHECK_DONE();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decode, encodeInto } from '../../glue/io.js';
 import { createCore, lazyCore, loadCore } from '../../glue/loader.js';
+import { createMemoryCore, loadMemoryCore } from '../../glue/measure-memory.js';
 
 test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogates kept apart', () => {
   const core = createCore();
@@ -57,10 +58,11 @@ test('a blob comes out as {ptr, len} and is released once read', () => {
   assert.equal(core.x.ps_blob_ptr(), 0, 'released');
   assert.equal(core.x.ps_blob_len(), 0);
   core.x.ps_trace_free(h);
-  assert.equal(core.x.ps_memory_build(core.putString('{"realms":[]}'), 1), 0);
-  assert.ok(core.x.ps_blob_len() > 0);
-  assert.equal(core.takeJSON().bytes, 0);
-  assert.equal(core.x.ps_blob_ptr(), 0, 'an owned blob is freed');
+  const mem = createMemoryCore(); // the Measure Memory core's result is an owned blob
+  assert.equal(mem.x.ps_memory_build(mem.putString('{"realms":[]}'), 1), 0);
+  assert.ok(mem.x.ps_blob_len() > 0);
+  assert.equal(mem.takeJSON().bytes, 0);
+  assert.equal(mem.x.ps_blob_ptr(), 0, 'an owned blob is freed');
 });
 
 test('a negative status becomes the exception of the one table', () => {
@@ -116,5 +118,12 @@ test("a lazy core instantiates on first use and then has the core's own members"
 test('the suites run on the core build that PERFSHIM_WASM names', () => {
   const names = WebAssembly.Module.customSections(loadCore().module, 'name').length;
   if (process.env.PERFSHIM_WASM) assert.ok(names > 0, 'the debug build carries a name section');
+  else assert.equal(names, 0, 'the release build carries none');
+});
+
+test('the Measure Memory suites run on the core build that PERFSHIM_MEMORY_WASM names', () => {
+  const names = WebAssembly.Module.customSections(loadMemoryCore().module, 'name').length;
+  if (process.env.PERFSHIM_MEMORY_WASM)
+    assert.ok(names > 0, 'the debug build carries a name section');
   else assert.equal(names, 0, 'the release build carries none');
 });

@@ -3,10 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromNative } from '../../glue/measure-memory-browser.js';
-import { buildMeasurement } from '../../glue/measure-memory.js';
-import { createCore } from '../../glue/loader.js';
+import { buildMeasurement, createMemoryCore } from '../../glue/measure-memory.js';
 
-const core = createCore();
+const core = createMemoryCore();
 const rebuild = (native, seed = 1) => buildMeasurement(core, fromNative(native), seed);
 const sorted = (m) =>
   m.breakdown.map((e) => JSON.stringify({ ...e, types: [...e.types].sort() })).sort();

@@ -8,8 +8,10 @@ import {
   measureMemory,
   createMeasureMemory,
   buildMeasurement,
+  loadMemoryCore,
+  createMemoryCore,
 } from '../../glue/measure-memory.js';
-import { loadCore, createCore } from '../../glue/loader.js';
+import { loadCore } from '../../glue/loader.js';
 
 const MAIN_URL = pathToFileURL(process.argv[1]).href;
 const sum = (entries) => entries.reduce((a, e) => a + e.bytes, 0);
@@ -115,7 +117,7 @@ test('the promise resolves in a later task, even when the source answers at once
 });
 
 test("the spec's simple-page example goes through the core unchanged", () => {
-  const m = buildMeasurement(loadCore(), SIMPLE, 7);
+  const m = buildMeasurement(loadMemoryCore(), SIMPLE, 7);
   assertShape(m);
   const e = m.breakdown.find((x) => x.bytes === 1000000);
   assert.deepEqual(e.attribution, [{ url: 'https://example.com', scope: 'Window' }]);
@@ -123,7 +125,7 @@ test("the spec's simple-page example goes through the core unchanged", () => {
 });
 
 test("a measurement large enough to grow the core's memory is read correctly", () => {
-  const core = createCore();
+  const core = createMemoryCore();
   const n = 20000;
   const realms = [];
   const entries = [];
@@ -153,7 +155,11 @@ test('a 50,000-deep chain of nested windows builds in the wasm core', () => {
       container: { localName: 'iframe', id: `f${i}`, src: `/${i}` },
     });
   }
-  const m = buildMeasurement(createCore(), { realms, entries: [{ bytes: 9, realms: [49999] }] }, 3);
+  const m = buildMeasurement(
+    createMemoryCore(),
+    { realms, entries: [{ bytes: 9, realms: [49999] }] },
+    3,
+  );
   assert.equal(m.bytes, 9);
   const e = m.breakdown.find((x) => x.bytes === 9);
   assert.deepEqual(e.attribution, [
