@@ -16,6 +16,11 @@
  * Writer: appends to a growable buffer whose allocation failure is sticky (every later write is
  * dropped and ps__json_finish returns PS_E_NOMEM); the finished document becomes the exchange's
  * blob without a copy.
+ *
+ * Why not cJSON here: cJSON 1.7.15 links libc's strtod and printf (22.7 KB of the module, issue 9's
+ * size budget) and rejects the lone-surrogate escapes that JSON.stringify writes for a URL holding
+ * a lone surrogate. cJSON stays the independent reader that checks this writer in the C tests and
+ * the memory fuzz target.
  */
 #ifndef PERFSHIM_JSON_H
 #define PERFSHIM_JSON_H
