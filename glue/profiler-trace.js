@@ -7,18 +7,16 @@ import { statusError } from './errors.js';
 import { encodeInto } from './io.js';
 
 /** ProfilerMarker values by PS_MARKER_* code ('' for none), from the generated ABI. */
-const MARKERS = Object.freeze(
-  Object.entries(abi).reduce((list, [k, v]) => {
-    if (k.startsWith('PS_MARKER_') && k !== 'PS_MARKER_COUNT')
-      list[v] = k === 'PS_MARKER_NONE' ? '' : k.slice(10).toLowerCase();
-    return list;
-  }, []),
-);
+const MARKERS = [];
+for (const [k, v] of Object.entries(abi))
+  if (k.startsWith('PS_MARKER_') && v < abi.PS_MARKER_COUNT) MARKERS[v] = k.slice(10).toLowerCase();
+MARKERS[abi.PS_MARKER_NONE] = '';
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
 const { PS_E_PARSE, PS_E_LIMIT } = abi;
 const CONTEXT = 'perfshim profiler';
 
 const absent = (v) => v === undefined || v === null;
+const isObj = (v) => v !== null && typeof v === 'object';
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 /** A member as the core's import reads it: NaN when absent, -Infinity when not a number. */
 const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -Infinity);
@@ -27,72 +25,65 @@ const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -In
  *  add() every string first (to size the region), then place() them. */
 class Strings {
   constructor() {
-    this.off = new Map();
-    this.len = new Map();
+    this.at = new Map(); // string -> [offset, byte length] once placed
     this.room = 0;
-    this.at = 0;
+    this.used = 0;
   }
   add(s) {
-    if (!this.off.has(s)) {
-      this.off.set(s, -1);
-      this.room += s.length * 3;
-    }
+    if (this.at.has(s)) return;
+    this.at.set(s, null);
+    this.room += s.length * 3;
   }
   /** Write (offset, byte length) of `s` at f64[w], its bytes into u8 at `region` the first time. */
   place(s, f64, w, u8, region) {
-    let off = this.off.get(s);
-    if (off < 0) {
-      off = this.at;
-      this.off.set(s, off);
-      this.len.set(s, encodeInto(s, u8, region + off));
-      this.at += this.len.get(s);
+    let p = this.at.get(s);
+    if (!p) {
+      this.at.set(s, (p = [this.used, encodeInto(s, u8, region + this.used)]));
+      this.used += p[1];
     }
-    f64[w] = off;
-    f64[w + 1] = this.len.get(s);
+    f64[w] = p[0];
+    f64[w + 1] = p[1];
   }
 }
 
 /** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member. */
 function problem(what, i, k, t) {
-  const f = t.frames && t.frames[i],
-    s = t.stacks && t.stacks[i],
-    sm = t.samples && t.samples[i];
-  const node = t.nodes && t.nodes[i];
+  const { frames: f = [], stacks: s = [], samples: sm = [], nodes: node = [] } = t;
   switch (what) {
     case abi.PS_BAD_RESOURCE_ID:
-      return `trace.frames[${i}].resourceId ${f.resourceId} is not a resource id (0..${t.resources.length - 1})`;
+      return `trace.frames[${i}].resourceId ${f[i].resourceId} is not a resource id (0..${t.resources.length - 1})`;
     case abi.PS_BAD_LINE:
       return `trace.frames[${i}].line must be a positive integer`;
     case abi.PS_BAD_COLUMN:
       return `trace.frames[${i}].column must be a positive integer`;
     case abi.PS_BAD_FRAME_ID:
-      return `trace.stacks[${i}].frameId ${s.frameId} is not a frame id`;
+      return `trace.stacks[${i}].frameId ${s[i].frameId} is not a frame id`;
     case abi.PS_BAD_PARENT_ID:
-      return `trace.stacks[${i}].parentId ${s.parentId} is not a stack id`;
+      return `trace.stacks[${i}].parentId ${s[i].parentId} is not a stack id`;
     case abi.PS_BAD_STACK_CYCLE:
       return `trace.stacks form a cycle through stack ${i}`;
     case abi.PS_BAD_TIMESTAMP:
-      return `trace.samples[${i}].timestamp must be a finite number, got ${describe(sm.timestamp)} ${String(sm.timestamp)}`;
+      return `trace.samples[${i}].timestamp must be a finite number, got ${describe(sm[i].timestamp)} ${String(sm[i].timestamp)}`;
     case abi.PS_BAD_STACK_ID:
-      return `trace.samples[${i}].stackId ${sm.stackId} is not a stack id`;
+      return `trace.samples[${i}].stackId ${sm[i].stackId} is not a stack id`;
     case abi.PS_BAD_MARKER:
-      return `trace.samples[${i}].marker ${String(sm.marker)} is not a ProfilerMarker`;
+      return `trace.samples[${i}].marker ${String(sm[i].marker)} is not a ProfilerMarker`;
     case abi.PS_BAD_NODE_ID:
       return `profile.nodes[${i}].id must be a non-negative integer`;
     case abi.PS_BAD_NODE_DUPLICATE:
-      return `profile.nodes[${i}].id ${node.id} is used twice`;
+      return `profile.nodes[${i}].id ${node[i].id} is used twice`;
     case abi.PS_BAD_NODE_LINE:
       return `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`;
     case abi.PS_BAD_NODE_COLUMN:
       return `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`;
     case abi.PS_BAD_NODE_CHILD:
-      return `profile.nodes[${i}].children[${k}] names node ${node.children[k]}, which does not exist`;
+      return `profile.nodes[${i}].children[${k}] names node ${node[i].children[k]}, which does not exist`;
     case abi.PS_BAD_NODE_PARENT:
-      return `profile.nodes[${i}].parent names node ${node.parent}, which does not exist`;
+      return `profile.nodes[${i}].parent names node ${node[i].parent}, which does not exist`;
     case abi.PS_BAD_NODE_TWO_PARENTS:
-      return `node ${node.id} has two parents`;
+      return `node ${node[i].id} has two parents`;
     case abi.PS_BAD_NODE_CYCLE:
-      return `the nodes form a cycle through node ${node.id}`;
+      return `the nodes form a cycle through node ${node[i].id}`;
     case abi.PS_BAD_SAMPLE_NODE:
       return `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`;
     case abi.PS_BAD_TIME_DELTA:
@@ -196,7 +187,7 @@ export function createTraceCodec(core) {
         if (ch) for (let k = 0; k < ch.length; k++) f64[c++] = num(ch[k]);
       }
       const input = { nodes, samples, deltas };
-      this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids, strings.at), context, input);
+      this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids, strings.used), context, input);
       const m = samples.length;
       if (!m) return 0;
       const at = core.reserve(m * 16) >>> 3,
@@ -230,31 +221,24 @@ export function createTraceCodec(core) {
       lenientMarkers = false,
     ) {
       const fail = (detail) => statusError(PS_E_PARSE, context, detail);
-      if (t === null || typeof t !== 'object')
-        throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
-      for (const k of ['resources', 'frames', 'stacks', 'samples']) {
+      if (!isObj(t)) throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
+      const lists = ['resources', 'frames', 'stacks', 'samples'];
+      for (const k of lists)
         if (!Array.isArray(t[k])) throw fail(`trace.${k} must be an array, got ${describe(t[k])}`);
+      for (const k of lists) {
+        const want = k === 'resources' ? 'a string' : 'an object';
+        for (let i = 0; i < t[k].length; i++) {
+          const v = t[k][i];
+          if (k === 'resources' ? typeof v !== 'string' : !isObj(v))
+            throw fail(`trace.${k}[${i}] must be ${want}`);
+          if (k === 'frames' && typeof v.name !== 'string')
+            throw fail(`trace.frames[${i}].name must be a string`);
+        }
       }
       const { resources, frames, stacks, samples } = t;
       const strings = new Strings();
-      for (let i = 0; i < resources.length; i++) {
-        if (typeof resources[i] !== 'string') throw fail(`trace.resources[${i}] must be a string`);
-        strings.add(resources[i]);
-      }
-      for (let i = 0; i < frames.length; i++) {
-        const f = frames[i];
-        if (f === null || typeof f !== 'object') throw fail(`trace.frames[${i}] must be an object`);
-        if (typeof f.name !== 'string') throw fail(`trace.frames[${i}].name must be a string`);
-        strings.add(f.name);
-      }
-      for (let i = 0; i < stacks.length; i++) {
-        if (stacks[i] === null || typeof stacks[i] !== 'object')
-          throw fail(`trace.stacks[${i}] must be an object`);
-      }
-      for (let i = 0; i < samples.length; i++) {
-        if (samples[i] === null || typeof samples[i] !== 'object')
-          throw fail(`trace.samples[${i}] must be an object`);
-      }
+      for (const r of resources) strings.add(r);
+      for (const f of frames) strings.add(f.name);
       const nr = resources.length,
         nf = frames.length,
         ns = stacks.length,
@@ -281,18 +265,12 @@ export function createTraceCodec(core) {
         const s = samples[i];
         f64[w] = num(s.timestamp);
         f64[w + 1] = num(s.stackId);
-        const m = absent(s.marker) ? 0 : MARKER_CODE.get(s.marker);
-        f64[w + 2] =
-          m !== undefined && m !== 0
-            ? m
-            : absent(s.marker)
-              ? 0
-              : lenientMarkers
-                ? abi.PS_MARKER_OTHER
-                : -1;
+        f64[w + 2] = absent(s.marker)
+          ? 0
+          : MARKER_CODE.get(s.marker) || (lenientMarkers ? abi.PS_MARKER_OTHER : -1);
       }
       return this.checkImport(
-        core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.at, afterMs, untilMs),
+        core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.used, afterMs, untilMs),
         context,
         t,
       );
