@@ -52,27 +52,24 @@ export function createExporters(core) {
   const fail = (op, detail) => statusError(PARSE, `perfshim ${op}`, detail);
   const check = (op, status) => core.check(status, `perfshim ${op}`);
 
-  /** A scratch trace holding `t`, re-interned (ids may renumber; duplicates collapse). */
-  function ingest(op, t) {
-    const h = codec.create(t && Array.isArray(t.samples) ? t.samples.length : 0);
+  /** fn(h) on a scratch trace for `n` samples, freed afterwards. */
+  function scratch(n, fn) {
+    const h = codec.create(n);
     try {
-      codec.importTrace(h, t, Infinity, -Infinity, `perfshim ${op}`);
-      return h;
-    } catch (e) {
-      codec.free(h);
-      throw e;
-    }
-  }
-
-  function exportWith(op, trace, write) {
-    const h = ingest(op, trace);
-    try {
-      check(op, write(h));
-      return core.takeJSON();
+      return fn(h);
     } finally {
       codec.free(h);
     }
   }
+
+  /** The document write(h) makes of `trace`, re-interned into a scratch trace (ids may
+   *  renumber; duplicates collapse). */
+  const exportWith = (op, trace, write) =>
+    scratch(trace && Array.isArray(trace.samples) ? trace.samples.length : 0, (h) => {
+      codec.importTrace(h, trace, Infinity, -Infinity, `perfshim ${op}`);
+      check(op, write(h));
+      return core.takeJSON();
+    });
 
   /** Chrome DevTools .cpuprofile: {nodes, startTime, endTime, samples, timeDeltas} (µs). */
   function toCpuProfile(trace) {
@@ -177,13 +174,10 @@ export function createExporters(core) {
     const offsetMs = options && options.offsetMs !== undefined ? options.offsetMs : 0;
     if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs))
       throw fail(op, 'options.offsetMs must be a finite number');
-    const h = codec.create(p && Array.isArray(p.samples) ? p.samples.length : 0);
-    try {
+    return scratch(p && Array.isArray(p.samples) ? p.samples.length : 0, (h) => {
       codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);
       return codec.read(h);
-    } finally {
-      codec.free(h);
-    }
+    });
   }
 
   return { toCpuProfile, toTraceEvents, toSpeedscope, toFirefoxProfile, fromCpuProfile };
