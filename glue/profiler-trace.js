@@ -12,7 +12,7 @@ for (const [k, v] of Object.entries(abi))
   if (k.startsWith('PS_MARKER_') && v < abi.PS_MARKER_COUNT) MARKERS[v] = k.slice(10).toLowerCase();
 MARKERS[abi.PS_MARKER_NONE] = '';
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
-const { PS_E_PARSE, PS_E_LIMIT } = abi;
+const { PS_E_PARSE } = abi;
 const CONTEXT = 'perfshim profiler';
 
 const absent = (v) => v === undefined || v === null;
@@ -106,7 +106,8 @@ export function createTraceCodec(core) {
       core.x.ps_trace_free(h);
     },
 
-    /** {resources, frames, stacks, samples, full, maxSamples, bytes} of a trace. */
+    /** {resources, frames, stacks, samples, full, maxSamples, bytes, last} of a trace (last:
+     *  the timestamp of its last sample, -Infinity when it has none). */
     info(h) {
       check(core.x.ps_trace_info(h));
       const o = core.out();
@@ -118,6 +119,7 @@ export function createTraceCodec(core) {
         full: o[4] === 1,
         maxSamples: o[5],
         bytes: o[6],
+        last: o[7],
       };
     },
 
@@ -281,38 +283,6 @@ export function createTraceCodec(core) {
       if (status !== PS_E_PARSE) return check(status);
       const o = core.out();
       throw statusError(PS_E_PARSE, context, problem(o[0], o[1], o[2], input));
-    },
-
-    /** Append a sample given its frames (objects {name, resource?, line?, column?}, outermost
-     *  first): O(depth). Returns false when the buffer is full. */
-    addSample(h, timestamp, frames, marker = '') {
-      const ids = frames.map((f) => {
-        const r =
-          f.resource === undefined
-            ? -1
-            : check(core.x.ps_trace_resource(h, core.putString(f.resource)));
-        return check(
-          core.x.ps_trace_frame(h, core.putString(f.name), r, f.line || 0, f.column || 0),
-        );
-      });
-      core.putU32(ids);
-      const r = core.x.ps_trace_sample_frames(
-        h,
-        timestamp,
-        ids.length,
-        MARKER_CODE.get(marker) || 0,
-      );
-      if (r === PS_E_LIMIT) return false;
-      check(r);
-      return true;
-    },
-
-    /** The timestamp of the last sample of trace `h` (-Infinity when it has none). */
-    lastTimestamp(h) {
-      const n = this.info(h).samples;
-      return n
-        ? core.f64()[(core.x.ps_trace_column(h, abi.PS_COL_SAMPLE_TIME) >>> 3) + n - 1]
-        : -Infinity;
     },
 
     /**

@@ -50,7 +50,7 @@ export class ChunkedSampler {
   /** Fold a stopped chunk's samples (at most `until`) into the trace. */
   fold(result, chunk, until) {
     this.importChunk(result, chunk, until);
-    this.last = this.codec.lastTimestamp(this.h);
+    this.last = this.codec.info(this.h).last;
   }
 
   /** The buffer may be full: hand over to a new chunk, fold the old one, and decide. A chunk
