@@ -24,18 +24,14 @@ const isId = (v, n) => Number.isInteger(v) && v >= 0 && v < n;
 function pageUrl() {
   const loc = globalThis.location;
   if (loc && typeof loc.href === 'string' && isUrl(loc.href)) return loc.href;
-  const main =
-    typeof process === 'object' && process && Array.isArray(process.argv)
-      ? process.argv[1]
-      : undefined;
-  if (typeof main === 'string' && /^(\/|[A-Za-z]:[\\/])/.test(main)) {
-    const segments = main.replace(/\\/g, '/').split('/');
-    const path = segments
-      .map((s, i) => (i <= 1 && /^[A-Za-z]:$/.test(s) ? s : encodeURIComponent(s)))
-      .join('/');
-    return `file://${path.startsWith('/') ? '' : '/'}${path}`;
-  }
-  return 'perfshim:profile';
+  const main = typeof process === 'object' && process && process.argv && process.argv[1];
+  if (typeof main !== 'string' || !/^(\/|[A-Za-z]:[\\/])/.test(main)) return 'perfshim:profile';
+  const path = main
+    .replace(/\\/g, '/')
+    .split('/')
+    .map((s, i) => (i <= 1 && /^[A-Za-z]:$/.test(s) ? s : encodeURIComponent(s)))
+    .join('/');
+  return `file://${path.startsWith('/') ? '' : '/'}${path}`;
 }
 const isUrl = (s) => {
   try {

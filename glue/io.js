@@ -138,17 +138,11 @@ export function createIo(x) {
       return list.length;
     },
 
-    /** The string of the `len` WTF-8 bytes at `ptr`. */
-    string(ptr, len) {
-      return decode(io.u8(), ptr, ptr + len);
-    },
-
     /** The blob of the last call as a string, then released. */
     takeString() {
-      const ptr = x.ps_blob_ptr(),
-        len = x.ps_blob_len();
+      const ptr = x.ps_blob_ptr();
       try {
-        return decode(io.u8(), ptr, ptr + len);
+        return decode(io.u8(), ptr, ptr + x.ps_blob_len());
       } finally {
         x.ps_blob_release();
       }

@@ -148,6 +148,7 @@ export function createTraceCodec(core) {
         );
       const nodes = p.nodes,
         n = nodes.length;
+      const strings = new Strings();
       let kids = 0;
       for (let i = 0; i < n; i++) {
         const node = nodes[i],
@@ -162,11 +163,8 @@ export function createTraceCodec(core) {
         if (!absent(node.children) && !Array.isArray(node.children))
           throw fail(`${at}.children must be an array`);
         if (node.children) kids += node.children.length;
-      }
-      const strings = new Strings();
-      for (let i = 0; i < n; i++) {
-        strings.add(nodes[i].callFrame.functionName);
-        strings.add(nodes[i].callFrame.url || '');
+        strings.add(cf.functionName);
+        strings.add(cf.url || '');
       }
       const words = n * 10 + kids,
         ptr = core.reserve(words * 8 + strings.room);
