@@ -10,7 +10,7 @@ test('blank lines, line comments and block comments are not counted', () => {
 });
 
 test('comment markers inside string and template literals are code', () => {
-  assert.equal(countLines("const u = 'http://x';\nconst s = \"/* no */\";\n"), 2);
+  assert.equal(countLines('const u = \'http://x\';\nconst s = "/* no */";\n'), 2);
   assert.equal(countLines('const t = `a\n// still the template\n`;'), 3);
   assert.equal(countLines("const q = 'it\\'s'; // c\n"), 1);
 });
