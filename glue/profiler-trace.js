@@ -46,52 +46,40 @@ class Strings {
   }
 }
 
-/** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member. */
-function problem(what, i, k, t) {
-  const { frames: f = [], stacks: s = [], samples: sm = [], nodes: node = [] } = t;
-  switch (what) {
-    case abi.PS_BAD_RESOURCE_ID:
-      return `trace.frames[${i}].resourceId ${f[i].resourceId} is not a resource id (0..${t.resources.length - 1})`;
-    case abi.PS_BAD_LINE:
-      return `trace.frames[${i}].line must be a positive integer`;
-    case abi.PS_BAD_COLUMN:
-      return `trace.frames[${i}].column must be a positive integer`;
-    case abi.PS_BAD_FRAME_ID:
-      return `trace.stacks[${i}].frameId ${s[i].frameId} is not a frame id`;
-    case abi.PS_BAD_PARENT_ID:
-      return `trace.stacks[${i}].parentId ${s[i].parentId} is not a stack id`;
-    case abi.PS_BAD_STACK_CYCLE:
-      return `trace.stacks form a cycle through stack ${i}`;
-    case abi.PS_BAD_TIMESTAMP:
-      return `trace.samples[${i}].timestamp must be a finite number, got ${describe(sm[i].timestamp)} ${String(sm[i].timestamp)}`;
-    case abi.PS_BAD_STACK_ID:
-      return `trace.samples[${i}].stackId ${sm[i].stackId} is not a stack id`;
-    case abi.PS_BAD_MARKER:
-      return `trace.samples[${i}].marker ${String(sm[i].marker)} is not a ProfilerMarker`;
-    case abi.PS_BAD_NODE_ID:
-      return `profile.nodes[${i}].id must be a non-negative integer`;
-    case abi.PS_BAD_NODE_DUPLICATE:
-      return `profile.nodes[${i}].id ${node[i].id} is used twice`;
-    case abi.PS_BAD_NODE_LINE:
-      return `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`;
-    case abi.PS_BAD_NODE_COLUMN:
-      return `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`;
-    case abi.PS_BAD_NODE_CHILD:
-      return `profile.nodes[${i}].children[${k}] names node ${node[i].children[k]}, which does not exist`;
-    case abi.PS_BAD_NODE_PARENT:
-      return `profile.nodes[${i}].parent names node ${node[i].parent}, which does not exist`;
-    case abi.PS_BAD_NODE_TWO_PARENTS:
-      return `node ${node[i].id} has two parents`;
-    case abi.PS_BAD_NODE_CYCLE:
-      return `the nodes form a cycle through node ${node[i].id}`;
-    case abi.PS_BAD_SAMPLE_NODE:
-      return `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`;
-    case abi.PS_BAD_TIME_DELTA:
-      return `profile.timeDeltas[${i}] must be a finite number of µs`;
-    default:
-      return undefined;
-  }
-}
+/** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member:
+ *  (index, sub-index, the import's input) => message. */
+const PROBLEM = {
+  [abi.PS_BAD_RESOURCE_ID]: (i, _, t) =>
+    `trace.frames[${i}].resourceId ${t.frames[i].resourceId} is not a resource id (0..${t.resources.length - 1})`,
+  [abi.PS_BAD_LINE]: (i) => `trace.frames[${i}].line must be a positive integer`,
+  [abi.PS_BAD_COLUMN]: (i) => `trace.frames[${i}].column must be a positive integer`,
+  [abi.PS_BAD_FRAME_ID]: (i, _, t) =>
+    `trace.stacks[${i}].frameId ${t.stacks[i].frameId} is not a frame id`,
+  [abi.PS_BAD_PARENT_ID]: (i, _, t) =>
+    `trace.stacks[${i}].parentId ${t.stacks[i].parentId} is not a stack id`,
+  [abi.PS_BAD_STACK_CYCLE]: (i) => `trace.stacks form a cycle through stack ${i}`,
+  [abi.PS_BAD_TIMESTAMP]: (i, _, t) =>
+    `trace.samples[${i}].timestamp must be a finite number, got ${describe(t.samples[i].timestamp)} ${String(t.samples[i].timestamp)}`,
+  [abi.PS_BAD_STACK_ID]: (i, _, t) =>
+    `trace.samples[${i}].stackId ${t.samples[i].stackId} is not a stack id`,
+  [abi.PS_BAD_MARKER]: (i, _, t) =>
+    `trace.samples[${i}].marker ${String(t.samples[i].marker)} is not a ProfilerMarker`,
+  [abi.PS_BAD_NODE_ID]: (i) => `profile.nodes[${i}].id must be a non-negative integer`,
+  [abi.PS_BAD_NODE_DUPLICATE]: (i, _, t) => `profile.nodes[${i}].id ${t.nodes[i].id} is used twice`,
+  [abi.PS_BAD_NODE_LINE]: (i) =>
+    `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`,
+  [abi.PS_BAD_NODE_COLUMN]: (i) =>
+    `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`,
+  [abi.PS_BAD_NODE_CHILD]: (i, k, t) =>
+    `profile.nodes[${i}].children[${k}] names node ${t.nodes[i].children[k]}, which does not exist`,
+  [abi.PS_BAD_NODE_PARENT]: (i, _, t) =>
+    `profile.nodes[${i}].parent names node ${t.nodes[i].parent}, which does not exist`,
+  [abi.PS_BAD_NODE_TWO_PARENTS]: (i, _, t) => `node ${t.nodes[i].id} has two parents`,
+  [abi.PS_BAD_NODE_CYCLE]: (i, _, t) => `the nodes form a cycle through node ${t.nodes[i].id}`,
+  [abi.PS_BAD_SAMPLE_NODE]: (i, _, t) =>
+    `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`,
+  [abi.PS_BAD_TIME_DELTA]: (i) => `profile.timeDeltas[${i}] must be a finite number of µs`,
+};
 
 export function createTraceCodec(core) {
   const check = (status) => core.check(status, CONTEXT);
@@ -226,9 +214,10 @@ export function createTraceCodec(core) {
       for (const k of lists)
         if (!Array.isArray(t[k])) throw fail(`trace.${k} must be an array, got ${describe(t[k])}`);
       for (const k of lists) {
-        const want = k === 'resources' ? 'a string' : 'an object';
-        for (let i = 0; i < t[k].length; i++) {
-          const v = t[k][i];
+        const list = t[k],
+          want = k === 'resources' ? 'a string' : 'an object';
+        for (let i = 0; i < list.length; i++) {
+          const v = list[i];
           if (k === 'resources' ? typeof v !== 'string' : !isObj(v))
             throw fail(`trace.${k}[${i}] must be ${want}`);
           if (k === 'frames' && typeof v.name !== 'string')
@@ -280,7 +269,8 @@ export function createTraceCodec(core) {
     checkImport(status, context, input) {
       if (status !== PS_E_PARSE) return check(status);
       const o = core.out();
-      throw statusError(PS_E_PARSE, context, problem(o[0], o[1], o[2], input));
+      const message = PROBLEM[o[0]];
+      throw statusError(PS_E_PARSE, context, message && message(o[1], o[2], input));
     },
 
     /**
