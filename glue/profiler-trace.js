@@ -279,22 +279,23 @@ export function createTraceCodec(core) {
      * as Chromium's native traces have them).
      */
     read(h) {
-      const info = this.info(h);
+      const { frames: nf, stacks: ns, samples: nsm } = this.info(h);
       const resources = strings(h, 0);
       const names = strings(h, 1);
       // Columns through the whole-memory views (nothing below allocates in the core).
-      const u32 = core.u32(),
-        i32 = core.i32(),
-        f64 = core.f64(),
-        u8 = core.u8();
-      const col = (c, shift) => core.x.ps_trace_column(h, c) >>> shift;
-      const nf = info.frames,
-        ns = info.stacks,
-        nsm = info.samples;
-      const fName = col(abi.PS_COL_FRAME_NAME, 2),
-        fRes = col(abi.PS_COL_FRAME_RESOURCE, 2);
-      const fLine = col(abi.PS_COL_FRAME_LINE, 2),
-        fCol = col(abi.PS_COL_FRAME_COLUMN, 2);
+      const [u32, i32, f64, u8] = [core.u32(), core.i32(), core.f64(), core.u8()];
+      const col = (c, shift = 2) => core.x.ps_trace_column(h, c) >>> shift;
+      const [fName, fRes, fLine, fCol, sParent, sFrame, st] = [
+        abi.PS_COL_FRAME_NAME,
+        abi.PS_COL_FRAME_RESOURCE,
+        abi.PS_COL_FRAME_LINE,
+        abi.PS_COL_FRAME_COLUMN,
+        abi.PS_COL_STACK_PARENT,
+        abi.PS_COL_STACK_FRAME,
+        abi.PS_COL_SAMPLE_STACK,
+      ].map((c) => col(c));
+      const ts = col(abi.PS_COL_SAMPLE_TIME, 3),
+        mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const frames = new Array(nf);
       for (let i = 0; i < nf; i++) {
         const f = {};
@@ -304,17 +305,12 @@ export function createTraceCodec(core) {
         if (i32[fRes + i] >= 0) f.resourceId = i32[fRes + i];
         frames[i] = f;
       }
-      const sParent = col(abi.PS_COL_STACK_PARENT, 2),
-        sFrame = col(abi.PS_COL_STACK_FRAME, 2);
       const stacks = new Array(ns);
       for (let i = 0; i < ns; i++) {
         const p = i32[sParent + i],
           frameId = u32[sFrame + i];
         stacks[i] = p >= 0 ? { frameId, parentId: p } : { frameId };
       }
-      const ts = col(abi.PS_COL_SAMPLE_TIME, 3),
-        st = col(abi.PS_COL_SAMPLE_STACK, 2);
-      const mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const samples = new Array(nsm);
       for (let i = 0; i < nsm; i++) {
         const m = u8[mk + i],
