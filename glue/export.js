@@ -109,12 +109,10 @@ export function createExporters(core) {
       if (typeof e.startTime !== 'number' || !Number.isFinite(e.startTime))
         throw fail(op, `${at}.startTime must be a finite number`);
       const base = { name: String(e.name), cat: 'blink.user_timing', pid, tid };
-      let detail;
+      let detail; // left out when JSON cannot hold it
       try {
-        detail = e.detail === undefined || e.detail === null ? undefined : JSON.stringify(e.detail);
-      } catch {
-        detail = undefined;
-      }
+        detail = e.detail == null ? undefined : JSON.stringify(e.detail);
+      } catch {}
       if (e.entryType === 'mark') {
         const data =
           detail === undefined ? { startTime: e.startTime } : { startTime: e.startTime, detail };
