@@ -163,12 +163,4 @@ class NodeSampler extends ChunkedSampler {
 }
 
 // Whether the inspector is compiled in is checked when a profiler starts.
-export const nodeSource = isNode
-  ? {
-      name: 'node-inspector',
-      supportedIntervalMs,
-      start(codec, h, intervalMs, maxBufferSize, onFull) {
-        return new NodeSampler(codec, h, intervalMs, maxBufferSize, onFull);
-      },
-    }
-  : null;
+export const nodeSource = isNode ? NodeSampler.source('node-inspector', supportedIntervalMs) : null;

@@ -11,6 +11,11 @@ import { nativeNow } from './host.js';
 const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then === 'function';
 
 export class ChunkedSampler {
+  /** The sample source (profiler.js) whose start() runs this subclass. */
+  static source(name, supportedIntervalMs) {
+    return { name, supportedIntervalMs, start: (...args) => new this(...args) };
+  }
+
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
     this.codec = codec;
     this.h = h;
