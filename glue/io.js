@@ -1,7 +1,7 @@
 // The io layer: the one way data crosses between the glue and the core (src/exchange.c is its C
 // half). `createIo(exports)` wraps an instance's exports with:
 //   strings  in: putString (WTF-8 into the exchange buffer), encodeInto (into a reserved region);
-//            out: string / takeString / takeStrings (WTF-8), one codec both ways, so
+//            out: takeString / takeStrings / takeJSON (WTF-8), one codec both ways, so
 //            every JS string (lone surrogates and a leading U+FEFF included) round-trips;
 //   arrays   in: reserve + the whole-memory views; putU32 for a list;
 //            out: the result buffer (`results()` is its first index in u32()), f64 registers
