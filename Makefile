@@ -29,7 +29,7 @@ NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson 
 
 GLUE := $(sort $(wildcard glue/*.js) glue/abi.js)
 
-.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-node18 test-fuzz lint format bench check-built demo example test-pprof-go clean toolchain
+.PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-node18 test-fuzz lint format bench check-built demo example test-pprof-go clean toolchain count-lines
 all: wasm dist
 
 toolchain:
@@ -214,3 +214,7 @@ test-pprof-go: example
 
 clean:
 	rm -rf build
+
+# Non-blank, non-comment lines of the C core and the JS glue, per file (issue 10's measure).
+count-lines:
+	$(NODE) tools/count-lines.mjs src glue

@@ -4,8 +4,8 @@
 // up, the whole value goes through the host's structuredClone instead, so identity (shared
 // references, cycles) and every other type keep the host's exact semantics.
 // Known edges: getters of plain objects met before that point run twice (read again by the
-// host's clone); a Proxy whose target
-// is a plain object is copied as one (the host would throw a DataCloneError).
+// host's clone); a Proxy whose target is a plain object is copied as one (the host would throw
+// a DataCloneError).
 import { domException } from './errors.js';
 
 const OBJECT_PROTO = Object.prototype;
@@ -31,22 +31,31 @@ function hostCopy(v, context) {
   }
 }
 
-// Copy a tree of plain values, or throw NOT_PLAIN. `seen` guards against cycles and shared
-// references (both left to the host), `budget` against very large values.
-function copyPlain(v, seen, budget) {
-  if (v === null) return v;
-  const t = typeof v;
+// A member's copy, or NOT_PLAIN. `walk.seen` (made at the first nested object, so a flat object,
+// the commonest detail, needs no bookkeeping) guards against cycles and shared references (both
+// left to the host), `walk.left` against very large values.
+function copyMember(x, walk) {
+  if (x === null) return x;
+  const t = typeof x;
   if (t === 'function' || t === 'symbol') throw NOT_PLAIN;
-  if (t !== 'object') return v;
-  if (seen.has(v) || --budget.n < 0) throw NOT_PLAIN;
-  seen.add(v);
+  if (t !== 'object') return x;
+  const seen = walk.seen || (walk.seen = new Set([walk.root]));
+  if (seen.has(x) || --walk.left < 0) throw NOT_PLAIN;
+  seen.add(x);
+  return copyPlain(x, walk);
+}
+
+function copyPlain(v, walk) {
   const proto = Object.getPrototypeOf(v);
   if (proto === OBJECT_PROTO) {
+    // for-in walks V8's enum cache without allocating a key array; own keys only, in the same
+    // order as Object.keys (for-in lists own keys first, and inherited ones are skipped).
     const out = {};
-    for (const k of Object.keys(v)) {
+    for (const k in v) {
+      if (!hasOwn(v, k)) continue;
       // An own "__proto__" would hit the setter on assignment: the host keeps it as data.
       if (k === '__proto__') throw NOT_PLAIN;
-      out[k] = copyPlain(v[k], seen, budget);
+      out[k] = copyMember(v[k], walk);
     }
     return out;
   }
@@ -56,7 +65,7 @@ function copyPlain(v, seen, budget) {
     const out = new Array(v.length);
     for (let i = 0; i < v.length; i++) {
       if (!hasOwn(v, i)) throw NOT_PLAIN;
-      out[i] = copyPlain(v[i], seen, budget);
+      out[i] = copyMember(v[i], walk);
     }
     return out;
   }
@@ -68,33 +77,9 @@ export function cloneDetail(v, context) {
   if (v === undefined || v === null) return null;
   const t = typeof v;
   if (t !== 'object' && t !== 'function' && t !== 'symbol') return v;
-  if (t === 'object' && Object.getPrototypeOf(v) === OBJECT_PROTO) {
-    // A flat object of primitives (the commonest detail) needs no cycle bookkeeping. for-in
-    // walks V8's enum cache without allocating a key array; own keys only, in the same order
-    // as Object.keys (for-in lists own keys first, and inherited ones are skipped).
-    const out = {};
-    let flat = true;
-    for (const k in v) {
-      if (!hasOwn(v, k)) continue;
-      if (k === '__proto__') {
-        flat = false;
-        break;
-      } // kept as data by the host's clone
-      const x = v[k];
-      if (
-        x !== null &&
-        (typeof x === 'object' || typeof x === 'function' || typeof x === 'symbol')
-      ) {
-        flat = false;
-        break;
-      }
-      out[k] = x;
-    }
-    if (flat) return out;
-  }
   if (t === 'object') {
     try {
-      return copyPlain(v, new Set(), { n: MAX_NODES });
+      return copyPlain(v, { root: v, seen: null, left: MAX_NODES - 1 });
     } catch (e) {
       if (e !== NOT_PLAIN) throw e;
     }

@@ -24,18 +24,14 @@ const isId = (v, n) => Number.isInteger(v) && v >= 0 && v < n;
 function pageUrl() {
   const loc = globalThis.location;
   if (loc && typeof loc.href === 'string' && isUrl(loc.href)) return loc.href;
-  const main =
-    typeof process === 'object' && process && Array.isArray(process.argv)
-      ? process.argv[1]
-      : undefined;
-  if (typeof main === 'string' && /^(\/|[A-Za-z]:[\\/])/.test(main)) {
-    const segments = main.replace(/\\/g, '/').split('/');
-    const path = segments
-      .map((s, i) => (i <= 1 && /^[A-Za-z]:$/.test(s) ? s : encodeURIComponent(s)))
-      .join('/');
-    return `file://${path.startsWith('/') ? '' : '/'}${path}`;
-  }
-  return 'perfshim:profile';
+  const main = typeof process === 'object' && process && process.argv && process.argv[1];
+  if (typeof main !== 'string' || !/^(\/|[A-Za-z]:[\\/])/.test(main)) return 'perfshim:profile';
+  const path = main
+    .replace(/\\/g, '/')
+    .split('/')
+    .map((s, i) => (i <= 1 && /^[A-Za-z]:$/.test(s) ? s : encodeURIComponent(s)))
+    .join('/');
+  return `file://${path.startsWith('/') ? '' : '/'}${path}`;
 }
 const isUrl = (s) => {
   try {
@@ -52,27 +48,24 @@ export function createExporters(core) {
   const fail = (op, detail) => statusError(PARSE, `perfshim ${op}`, detail);
   const check = (op, status) => core.check(status, `perfshim ${op}`);
 
-  /** A scratch trace holding `t`, re-interned (ids may renumber; duplicates collapse). */
-  function ingest(op, t) {
-    const h = codec.create(t && Array.isArray(t.samples) ? t.samples.length : 0);
+  /** fn(h) on a scratch trace for `n` samples, freed afterwards. */
+  function scratch(n, fn) {
+    const h = codec.create(n);
     try {
-      codec.importTrace(h, t, Infinity, -Infinity, `perfshim ${op}`);
-      return h;
-    } catch (e) {
-      codec.free(h);
-      throw e;
-    }
-  }
-
-  function exportWith(op, trace, write) {
-    const h = ingest(op, trace);
-    try {
-      check(op, write(h));
-      return core.takeJSON();
+      return fn(h);
     } finally {
       codec.free(h);
     }
   }
+
+  /** The document write(h) makes of `trace`, re-interned into a scratch trace (ids may
+   *  renumber; duplicates collapse). */
+  const exportWith = (op, trace, write) =>
+    scratch(trace && Array.isArray(trace.samples) ? trace.samples.length : 0, (h) => {
+      codec.importTrace(h, trace, Infinity, -Infinity, `perfshim ${op}`);
+      check(op, write(h));
+      return core.takeJSON();
+    });
 
   /** Chrome DevTools .cpuprofile: {nodes, startTime, endTime, samples, timeDeltas} (µs). */
   function toCpuProfile(trace) {
@@ -116,12 +109,10 @@ export function createExporters(core) {
       if (typeof e.startTime !== 'number' || !Number.isFinite(e.startTime))
         throw fail(op, `${at}.startTime must be a finite number`);
       const base = { name: String(e.name), cat: 'blink.user_timing', pid, tid };
-      let detail;
+      let detail; // left out when JSON cannot hold it
       try {
-        detail = e.detail === undefined || e.detail === null ? undefined : JSON.stringify(e.detail);
-      } catch {
-        detail = undefined;
-      }
+        detail = e.detail == null ? undefined : JSON.stringify(e.detail);
+      } catch {}
       if (e.entryType === 'mark') {
         const data =
           detail === undefined ? { startTime: e.startTime } : { startTime: e.startTime, detail };
@@ -177,13 +168,10 @@ export function createExporters(core) {
     const offsetMs = options && options.offsetMs !== undefined ? options.offsetMs : 0;
     if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs))
       throw fail(op, 'options.offsetMs must be a finite number');
-    const h = codec.create(p && Array.isArray(p.samples) ? p.samples.length : 0);
-    try {
+    return scratch(p && Array.isArray(p.samples) ? p.samples.length : 0, (h) => {
       codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);
       return codec.read(h);
-    } finally {
-      codec.free(h);
-    }
+    });
   }
 
   return { toCpuProfile, toTraceEvents, toSpeedscope, toFirefoxProfile, fromCpuProfile };

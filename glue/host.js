@@ -60,26 +60,16 @@ export function adoptHostPerformance(o) {
   if (typeof o.timeOrigin === 'number') timeOrigin = o.timeOrigin;
   navId = undefined;
 }
-const pick = (name) => {
-  const f = nativeHome && nativeHome[name];
-  return typeof f === 'function' ? f : null;
-};
-/** The host's own methods, kept before install replaces them on the prototype. */
-export const native = {
-  getEntries: pick('getEntries'),
-  getEntriesByType: pick('getEntriesByType'),
-  getEntriesByName: pick('getEntriesByName'),
-  mark: pick('mark'),
-  measure: pick('measure'),
-  clearMarks: pick('clearMarks'),
-  clearMeasures: pick('clearMeasures'),
-  PerformanceObserver: typeof g.PerformanceObserver === 'function' ? g.PerformanceObserver : null,
-  PerformanceEntry: typeof g.PerformanceEntry === 'function' ? g.PerformanceEntry : null,
-  PerformanceMark: typeof g.PerformanceMark === 'function' ? g.PerformanceMark : null,
-  PerformanceMeasure: typeof g.PerformanceMeasure === 'function' ? g.PerformanceMeasure : null,
-  PerformanceObserverEntryList:
-    typeof g.PerformanceObserverEntryList === 'function' ? g.PerformanceObserverEntryList : null,
-};
+/** The host's own methods (kept before install replaces them on the prototype) and interfaces. */
+const own = (o, name) => (o && typeof o[name] === 'function' ? o[name] : null);
+const METHODS =
+  'getEntries getEntriesByType getEntriesByName mark measure clearMarks clearMeasures';
+const INTERFACES =
+  'PerformanceObserver PerformanceEntry PerformanceMark PerformanceMeasure PerformanceObserverEntryList';
+export const native = Object.fromEntries([
+  ...METHODS.split(' ').map((n) => [n, own(nativeHome, n)]),
+  ...INTERFACES.split(' ').map((n) => [n, own(g, n)]),
+]);
 
 /** The native supported entry types (frozen array) or []. */
 export const nativeSupportedTypes = (() => {
@@ -93,18 +83,11 @@ export const nativeSupportedTypes = (() => {
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
 export const isNode =
-  typeof process === 'object' &&
-  process !== null &&
-  typeof process.versions === 'object' &&
-  process.versions !== null &&
-  !!process.versions.node;
+  typeof process === 'object' && process !== null && !!(process.versions && process.versions.node);
 
 /** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */
 export const queueTask = (() => {
-  if (typeof g.setImmediate === 'function')
-    return (fn) => {
-      g.setImmediate(fn);
-    };
+  if (typeof g.setImmediate === 'function') return (fn) => g.setImmediate(fn);
   if (typeof g.MessageChannel === 'function') {
     const ch = new g.MessageChannel();
     const q = [];
@@ -117,52 +100,27 @@ export const queueTask = (() => {
       ch.port2.postMessage(0);
     };
   }
-  return (fn) => {
-    setTimeout(fn, 0);
-  };
+  return (fn) => setTimeout(fn, 0);
 })();
 
 /** Report an exception from a callback without stopping the caller (HTML "report the exception"). */
 export function reportException(e) {
-  if (typeof g.reportError === 'function') {
-    g.reportError(e);
-    return;
-  }
-  if (isNode) {
-    process.nextTick(() => {
+  if (typeof g.reportError === 'function') g.reportError(e);
+  else
+    (isNode ? process.nextTick : setTimeout)(() => {
       throw e;
     });
-    return;
-  }
-  setTimeout(() => {
-    throw e;
-  }, 0);
 }
 
 /** The PerformanceTiming attribute names (User Timing: special in mark() and measure()). */
-export const TIMING_NAMES = new Set([
-  'navigationStart',
-  'unloadEventStart',
-  'unloadEventEnd',
-  'redirectStart',
-  'redirectEnd',
-  'fetchStart',
-  'domainLookupStart',
-  'domainLookupEnd',
-  'connectStart',
-  'connectEnd',
-  'secureConnectionStart',
-  'requestStart',
-  'responseStart',
-  'responseEnd',
-  'domLoading',
-  'domInteractive',
-  'domContentLoadedEventStart',
-  'domContentLoadedEventEnd',
-  'domComplete',
-  'loadEventStart',
-  'loadEventEnd',
-]);
+export const TIMING_NAMES = new Set(
+  (
+    'navigationStart unloadEventStart unloadEventEnd redirectStart redirectEnd fetchStart ' +
+    'domainLookupStart domainLookupEnd connectStart connectEnd secureConnectionStart ' +
+    'requestStart responseStart responseEnd domLoading domInteractive ' +
+    'domContentLoadedEventStart domContentLoadedEventEnd domComplete loadEventStart loadEventEnd'
+  ).split(' '),
+);
 
 /** The navigationId of this document's navigation entry (read once), or null. A page restored
  *  from the back/forward cache keeps the first one: a documented simplification. */

@@ -8,13 +8,8 @@ import { native, nativePerformance, nativeHome, isNode } from './host.js';
 
 const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
-const GLOBALS = [
-  'PerformanceEntry',
-  'PerformanceMark',
-  'PerformanceMeasure',
-  'PerformanceObserver',
-  'PerformanceObserverEntryList',
-];
+const GLOBALS =
+  'PerformanceEntry PerformanceMark PerformanceMeasure PerformanceObserver PerformanceObserverEntryList';
 
 function defineValue(obj, key, value, enumerable) {
   Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
@@ -62,13 +57,7 @@ function adoptHostEntries(realm) {
       continue;
     }
     for (const e of list) {
-      realm.adopt(
-        type === 'mark' ? 0 : 1,
-        e.name,
-        e.startTime,
-        e.duration,
-        e.detail === undefined ? null : e.detail,
-      );
+      realm.adopt(type === 'mark' ? 0 : 1, e.name, e.startTime, e.duration, e.detail ?? null);
     }
     if (clear && list.length) clear.call(nativePerformance);
   }
@@ -107,10 +96,8 @@ function watchHostObservers(realm) {
         options && options.buffered && others === 0
           ? realm.withHostCopies(type, () => observe.apply(this, arguments))
           : observe.apply(this, arguments);
-      let types = watching.get(this);
-      if (options && options.entryTypes)
-        types = new Set(); // entryTypes replaces
-      else if (!types) types = new Set();
+      // entryTypes replaces what this observer observed; type adds to it.
+      const types = (options && options.entryTypes) || !mine ? new Set() : mine;
       for (const t of (options && (options.entryTypes || [options.type])) || []) {
         if (t === 'mark' || t === 'measure') types.add(t);
       }
@@ -141,7 +128,7 @@ function installTimeline(realm) {
   } else {
     defineValue(g, 'performance', realm.performance, true);
   }
-  for (const name of GLOBALS) defineValue(g, name, realm[name], false);
+  for (const name of GLOBALS.split(' ')) defineValue(g, name, realm[name], false);
 }
 
 /** Install on the globals. Returns { installed: [...features], reasons: {feature: [...]} }. */
@@ -151,58 +138,46 @@ export function install(realm, options = {}) {
   const force = !!(options.force || config.force);
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
   const result = { installed: [], reasons: {} };
-  if (!done.features.has('timeline')) {
-    const why = timelineShortfalls();
-    if (force || why.length) {
-      installTimeline(realm);
-      done.features.add('timeline');
-      result.installed.push('timeline');
-      result.reasons.timeline = force && !why.length ? ['forced'] : why;
-    }
-  }
-  if (!done.features.has('profiler') && realm.Profiler) {
-    // Defined everywhere (where no source exists, construction throws NotAllowedError, as the
-    // spec's policy check does), over a native Profiler only with force: ours then samples
-    // through the native one and re-encodes its traces in the core.
-    const hasNative = typeof g.Profiler === 'function' && g.Profiler !== realm.Profiler;
-    if (force || !hasNative) {
-      defineValue(g, 'Profiler', realm.Profiler, false);
-      done.features.add('profiler');
-      result.installed.push('profiler');
-      result.reasons.profiler = hasNative ? ['forced'] : ['no Profiler'];
-    }
-  }
-  if (!done.features.has('memory') && realm.methods.measureUserAgentSpecificMemory) {
-    const why = memoryShortfalls();
-    if (force || why.length) {
-      installMemory(realm, force);
-      done.features.add('memory');
-      result.installed.push('memory');
-      result.reasons.memory = force && !why.length ? ['forced'] : why;
-    }
-  }
+  /** Install `feature` when the host falls short (shortfalls(): why) or with force. */
+  const add = (feature, shortfalls, put) => {
+    if (done.features.has(feature)) return;
+    const why = shortfalls();
+    if (!force && !why.length) return;
+    put();
+    done.features.add(feature);
+    result.installed.push(feature);
+    result.reasons[feature] = why.length ? why : ['forced'];
+  };
+  add('timeline', timelineShortfalls, () => installTimeline(realm));
+  // Defined everywhere (where no source exists, construction throws NotAllowedError, as the
+  // spec's policy check does), over a native Profiler only with force: ours then samples
+  // through the native one and re-encodes its traces in the core.
+  if (realm.Profiler)
+    add(
+      'profiler',
+      () =>
+        typeof g.Profiler === 'function' && g.Profiler !== realm.Profiler ? [] : ['no Profiler'],
+      () => defineValue(g, 'Profiler', realm.Profiler, false),
+    );
+  if (realm.methods.measureUserAgentSpecificMemory)
+    add('memory', memoryShortfalls, () => installMemory(realm, force));
   return result;
 }
 
 /** Why the host's Measure Memory should be provided ([] = the host has both names). */
-function memoryShortfalls() {
-  const proto = nativeHome;
-  const why = [];
-  if (!proto || typeof proto.measureUserAgentSpecificMemory !== 'function')
-    why.push('no measureUserAgentSpecificMemory');
-  if (!proto || typeof proto.measureMemory !== 'function') why.push('no measureMemory');
-  return why;
-}
+const memoryShortfalls = () =>
+  MEMORY_METHODS.filter((k) => !nativeHome || typeof nativeHome[k] !== 'function').map(
+    (k) => `no ${k}`,
+  );
 
 /** measureUserAgentSpecificMemory and measureMemory where the host's methods live (its
  *  Performance.prototype, or a plain-object `performance` itself: see nativeHome). Over
  *  a native one (force), ours still uses the native measurement as its source where allowed. */
 function installMemory(realm, force) {
   if (!nativePerformance) return; // the ponyfill performance installed by installTimeline has them
-  const proto = nativeHome;
   for (const key of MEMORY_METHODS) {
-    if (force || typeof proto[key] !== 'function')
-      defineValue(proto, key, realm.methods[key], true);
+    if (force || typeof nativeHome[key] !== 'function')
+      defineValue(nativeHome, key, realm.methods[key], true);
   }
   realm.receivers.add(nativePerformance);
 }

@@ -1,7 +1,7 @@
 // The io layer: the one way data crosses between the glue and the core (src/exchange.c is its C
 // half). `createIo(exports)` wraps an instance's exports with:
 //   strings  in: putString (WTF-8 into the exchange buffer), encodeInto (into a reserved region);
-//            out: string / takeString / takeStrings (WTF-8), one codec both ways, so
+//            out: takeString / takeStrings / takeJSON (WTF-8), one codec both ways, so
 //            every JS string (lone surrogates and a leading U+FEFF included) round-trips;
 //   arrays   in: reserve + the whole-memory views; putU32 for a list;
 //            out: the result buffer (`results()` is its first index in u32()), f64 registers
@@ -46,36 +46,28 @@ export function decode(b, start, end) {
   }
 }
 
-/** Write `s` as WTF-8 into `b` at `at` (room for 3 bytes per code unit); returns the byte count. */
+/** Write `s` as WTF-8 into `b` at `at` (room for 3 bytes per code unit); returns the byte count.
+ *  codePointAt gives a pair's code point and a lone surrogate's own unit: exactly WTF-8's input. */
 export function encodeInto(s, b, at) {
-  const n = s.length;
   let j = at;
-  for (let i = 0; i < n; i++) {
-    let c = s.charCodeAt(i);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.codePointAt(i);
     if (c < 0x80) {
       b[j++] = c;
-      continue;
-    }
-    if (c < 0x800) {
+    } else if (c < 0x800) {
       b[j++] = 0xc0 | (c >> 6);
       b[j++] = 0x80 | (c & 63);
-      continue;
+    } else if (c < 0x10000) {
+      b[j++] = 0xe0 | (c >> 12);
+      b[j++] = 0x80 | ((c >> 6) & 63);
+      b[j++] = 0x80 | (c & 63);
+    } else {
+      b[j++] = 0xf0 | (c >> 18);
+      b[j++] = 0x80 | ((c >> 12) & 63);
+      b[j++] = 0x80 | ((c >> 6) & 63);
+      b[j++] = 0x80 | (c & 63);
+      i++;
     }
-    if (c >= 0xd800 && c < 0xdc00 && i + 1 < n) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d < 0xe000) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-        b[j++] = 0xf0 | (c >> 18);
-        b[j++] = 0x80 | ((c >> 12) & 63);
-        b[j++] = 0x80 | ((c >> 6) & 63);
-        b[j++] = 0x80 | (c & 63);
-        continue;
-      }
-    }
-    b[j++] = 0xe0 | (c >> 12);
-    b[j++] = 0x80 | ((c >> 6) & 63);
-    b[j++] = 0x80 | (c & 63);
   }
   return j - at;
 }
@@ -138,17 +130,11 @@ export function createIo(x) {
       return list.length;
     },
 
-    /** The string of the `len` WTF-8 bytes at `ptr`. */
-    string(ptr, len) {
-      return decode(io.u8(), ptr, ptr + len);
-    },
-
     /** The blob of the last call as a string, then released. */
     takeString() {
-      const ptr = x.ps_blob_ptr(),
-        len = x.ps_blob_len();
+      const ptr = x.ps_blob_ptr();
       try {
-        return decode(io.u8(), ptr, ptr + len);
+        return decode(io.u8(), ptr, ptr + x.ps_blob_len());
       } finally {
         x.ps_blob_release();
       }

@@ -41,14 +41,8 @@ function callNative() {
   const p = nativeMeasure.call(g.performance);
   if (exposedGC && typeof setTimeout === 'function') {
     let settled = false;
-    p.then(
-      () => {
-        settled = true;
-      },
-      () => {
-        settled = true;
-      },
-    );
+    const done = () => (settled = true);
+    p.then(done, done);
     const tick = () => {
       if (settled) return;
       try {
@@ -69,17 +63,14 @@ const ENABLE =
   'implements measureUserAgentSpecificMemory (Chromium 89 or later)';
 
 /** The identifier of this global's interface, for the spec's predicate and the attribution. */
-function globalScopeName() {
-  for (const n of [
-    'Window',
-    'DedicatedWorkerGlobalScope',
-    'SharedWorkerGlobalScope',
-    'ServiceWorkerGlobalScope',
-  ]) {
-    if (typeof g[n] === 'function' && g instanceof g[n]) return n;
-  }
-  return null;
-}
+const SCOPES = [
+  'Window',
+  'DedicatedWorkerGlobalScope',
+  'SharedWorkerGlobalScope',
+  'ServiceWorkerGlobalScope',
+];
+const globalScopeName = () =>
+  SCOPES.find((n) => typeof g[n] === 'function' && g instanceof g[n]) || null;
 
 function sameOriginWithTop() {
   try {

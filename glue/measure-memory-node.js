@@ -26,96 +26,57 @@
 
 import { domException, failed } from './errors.js';
 
-const PROBE = `(() => {
-  const v8 = require('v8'), wt = require('worker_threads'), u = process.memoryUsage();
+/** The figures of the thread it runs in, from its own v8 and worker_threads modules; run there
+ *  through Runtime.evaluate as `(${probeThread})(require('v8'), require('worker_threads'), ...)`. */
+const probeThread = (v8, wt, main) => {
+  const u = process.memoryUsage();
   return {
     spaces: v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]),
-    external: u.external, arrayBuffers: u.arrayBuffers, isMainThread: wt.isMainThread,
-    main: wt.isMainThread ? process.argv[1] || '' : (require.main && require.main.filename) || '',
+    external: u.external,
+    arrayBuffers: u.arrayBuffers,
+    isMainThread: wt.isMainThread,
+    main: wt.isMainThread ? process.argv[1] || '' : main,
   };
-})()`;
+};
+const PROBE = `(${probeThread})(require('v8'), require('worker_threads'),
+  (require.main && require.main.filename) || '')`;
 
-/** A protocol endpoint: the in-process session, or a worker reached through its parent. */
-class Channel {
-  constructor(post) {
-    this.post = post;
-    this.handlers = new Map();
-  }
-  on(method, fn) {
-    if (!this.handlers.has(method)) this.handlers.set(method, []);
-    this.handlers.get(method).push(fn);
-  }
-  emit(method, params) {
-    for (const fn of this.handlers.get(method) || []) fn(params);
-  }
-}
+/** A protocol method's result from the in-process session, as a promise. */
+const sessionPost = (session) => (method, params) =>
+  new Promise((resolve, reject) => {
+    session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
+  });
 
-function sessionChannel(session) {
-  const ch = new Channel(
-    (method, params) =>
-      new Promise((resolve, reject) => {
-        session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
-      }),
-  );
-  session.on('inspectorNotification', (msg) => ch.emit(msg.method, msg.params));
-  return ch;
-}
-
-function workerChannel(parent, sessionId) {
+/** post(method, params) for a worker, relayed by its parent session (NodeWorker domain). */
+function workerPost(session, post, sessionId) {
   const pending = new Map();
   let nextId = 0;
   let gone = null;
-  const ch = new Channel(
-    (method, params) =>
-      new Promise((resolve, reject) => {
-        if (gone) {
-          reject(gone);
-          return;
-        }
-        const id = ++nextId;
-        pending.set(id, { resolve, reject });
-        parent
-          .post('NodeWorker.sendMessageToWorker', {
-            sessionId,
-            message: JSON.stringify({ id, method, params }),
-          })
-          .catch((e) => {
-            pending.delete(id);
-            reject(e);
-          });
-      }),
-  );
-  parent.on('NodeWorker.receivedMessageFromWorker', (p) => {
-    if (p.sessionId !== sessionId) return;
-    const msg = JSON.parse(p.message);
-    if (msg.id === undefined) {
-      ch.emit(msg.method, msg.params);
-      return;
-    }
+  session.on('NodeWorker.receivedMessageFromWorker', ({ params: p }) => {
+    const msg = p.sessionId === sessionId ? JSON.parse(p.message) : {};
     const w = pending.get(msg.id);
-    if (!w) return;
+    if (!w) return; // another worker's, or a notification
     pending.delete(msg.id);
     if (msg.error) w.reject(new Error(`${msg.error.message} (${msg.error.code})`));
     else w.resolve(msg.result);
   });
-  parent.on('NodeWorker.detachedFromWorker', (p) => {
+  session.on('NodeWorker.detachedFromWorker', ({ params: p }) => {
     if (p.sessionId !== sessionId) return;
     gone = new Error('worker exited during the measurement');
     for (const w of pending.values()) w.reject(gone);
     pending.clear();
   });
-  return ch;
-}
-
-async function probe(ch) {
-  const r = await ch.post('Runtime.evaluate', {
-    expression: PROBE,
-    includeCommandLineAPI: true,
-    returnByValue: true,
-    silent: true,
-  });
-  if (r.exceptionDetails) throw new Error(`memory probe failed: ${r.exceptionDetails.text}`);
-  return r.result.value;
+  return (method, params) =>
+    new Promise((resolve, reject) => {
+      if (gone) return reject(gone);
+      const id = ++nextId;
+      pending.set(id, { resolve, reject });
+      const message = JSON.stringify({ id, method, params });
+      post('NodeWorker.sendMessageToWorker', { sessionId, message }).catch((e) => {
+        pending.delete(id);
+        reject(e);
+      });
+    });
 }
 
 /** Entries of one realm from its probe and WebAssembly memory sizes. */
@@ -140,31 +101,37 @@ function withTimeout(promise, ms) {
   let timer;
   const timeout = new Promise((resolve, reject) => {
     timer = setTimeout(() => reject(new Error('worker did not answer in time')), ms);
-    if (typeof timer.unref === 'function') timer.unref();
+    timer.unref();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** One GC, then the probe; `wasm` lists the WebAssembly memory sizes known in that thread. */
-async function measureThread(ch, wasm = []) {
-  await ch.post('HeapProfiler.collectGarbage');
-  return { probe: await probe(ch), wasm };
+/** One GC, then the probe, in the thread `post` reaches. */
+async function measureThread(post) {
+  await post('HeapProfiler.collectGarbage');
+  const r = await post('Runtime.evaluate', {
+    expression: PROBE,
+    includeCommandLineAPI: true,
+    returnByValue: true,
+    silent: true,
+  });
+  if (r.exceptionDetails) throw new Error(`memory probe failed: ${r.exceptionDetails.text}`);
+  return r.result.value;
 }
 
-const ownMemory = (core) => (core && core.memory ? [core.memory.buffer.byteLength] : []);
-
-let fileURL;
-async function toFileURL(path) {
-  if (!path) return '';
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path) && !/^[a-z]:[\\/]/i.test(path)) return path;
-  if (!fileURL) {
+/** This thread's measurement: its realm (main script as a file: URL) and entries (realm 0). */
+async function ownRealm(core, p) {
+  let url = p.main;
+  if (url && !(/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^[a-z]:[\\/]/i.test(url))) {
     const [{ pathToFileURL }, { resolve }] = await Promise.all([
       import('node:url'),
       import('node:path'),
     ]);
-    fileURL = (p) => pathToFileURL(resolve(p)).href;
+    url = pathToFileURL(resolve(url)).href;
   }
-  return fileURL(path);
+  const scope = p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope';
+  const wasm = core && core.memory ? [core.memory.buffer.byteLength] : [];
+  return { realms: [{ url, scope }], entries: realmEntries(0, p, wasm) };
 }
 
 /** Without an inspector: this thread only, read directly (a runtime that has neither, e.g. a
@@ -173,14 +140,7 @@ async function measureDirect(core) {
   let p;
   try {
     const [v8, wt] = await Promise.all([import('node:v8'), import('node:worker_threads')]);
-    const u = process.memoryUsage();
-    p = {
-      spaces: v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]),
-      external: u.external,
-      arrayBuffers: u.arrayBuffers,
-      isMainThread: wt.isMainThread,
-      main: wt.isMainThread ? process.argv[1] || '' : '',
-    };
+    p = probeThread(v8, wt, '');
   } catch (e) {
     throw domException(
       'NotSupportedError',
@@ -188,24 +148,7 @@ async function measureDirect(core) {
         `this runtime offers neither node:inspector nor V8 heap statistics (${e && e.message}).`,
     );
   }
-  const wasm = ownMemory(core);
-  const realm = {
-    url: await toFileURL(p.main),
-    scope: p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope',
-  };
-  return { realms: [realm], entries: realmEntries(0, p, wasm) };
-}
-
-let inspectorModule;
-async function loadInspector() {
-  if (inspectorModule === undefined) {
-    try {
-      inspectorModule = await import('node:inspector');
-    } catch {
-      inspectorModule = null;
-    }
-  }
-  return inspectorModule;
+  return ownRealm(core, p);
 }
 
 /** The intermediate measurement of this thread and (from the main thread) its workers.
@@ -215,7 +158,7 @@ export async function measureNode(
   core,
   { workerTimeoutMs = WORKER_TIMEOUT_MS, inspector: useInspector = true } = {},
 ) {
-  const inspector = useInspector ? await loadInspector() : null;
+  const inspector = useInspector ? await import('node:inspector').catch(() => null) : null;
   if (!inspector || typeof inspector.Session !== 'function') return measureDirect(core);
   const session = new inspector.Session();
   try {
@@ -224,53 +167,37 @@ export async function measureNode(
     return measureDirect(core);
   }
   try {
-    const root = sessionChannel(session);
+    const post = sessionPost(session);
     // Workers first: their measurements (each a GC in its own thread) then run while this
     // thread measures itself.
-    let workers = Promise.resolve([]);
-    let listing = false;
+    let workers = [];
     const { isMainThread } = await import('node:worker_threads');
     if (isMainThread) {
       const attached = [];
-      root.on('NodeWorker.attachedToWorker', (p) => attached.push(p));
-      await root.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
-      listing = true;
-      workers = Promise.all(
-        attached.map(async (w) => {
-          try {
-            const m = await withTimeout(
-              measureThread(workerChannel(root, w.sessionId)),
-              workerTimeoutMs,
-            );
-            return { info: w.workerInfo, m };
-          } catch {
-            // The worker exited meanwhile (its memory is gone) or is blocked outside JavaScript
-            // (a synchronous native call) past the timeout: it is left out, as Chromium leaves
-            // out workers that do not answer in time.
-            return null;
-          }
-        }),
+      session.on('NodeWorker.attachedToWorker', ({ params }) => attached.push(params));
+      await post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+      workers = attached.map((w) =>
+        withTimeout(measureThread(workerPost(session, post, w.sessionId)), workerTimeoutMs).then(
+          (p) => ({ url: w.workerInfo.url, p }),
+          // The worker exited meanwhile (its memory is gone) or is blocked outside JavaScript
+          // (a synchronous native call) past the timeout: it is left out, as Chromium leaves
+          // out workers that do not answer in time.
+          () => null,
+        ),
       );
     }
     let self;
     try {
-      self = await measureThread(root, ownMemory(core));
+      self = await measureThread(post);
     } finally {
-      await workers; // never leave a worker session behind, even when this thread failed
-      if (listing) await root.post('NodeWorker.disable').catch(() => {});
+      await Promise.all(workers); // never leave a worker session behind, even on failure
+      if (isMainThread) await post('NodeWorker.disable').catch(() => {});
     }
-    const realms = [
-      {
-        url: await toFileURL(self.probe.main),
-        scope: self.probe.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope',
-      },
-    ];
-    const entries = realmEntries(0, self.probe, self.wasm);
-    for (const r of await workers) {
+    const { realms, entries } = await ownRealm(core, self);
+    for (const r of await Promise.all(workers)) {
       if (!r) continue;
-      const index = realms.length;
-      realms.push({ url: r.info.url || '', scope: 'DedicatedWorkerGlobalScope', parent: 0 });
-      entries.push(...realmEntries(index, r.m.probe, r.m.wasm));
+      entries.push(...realmEntries(realms.length, r.p, []));
+      realms.push({ url: r.url || '', scope: 'DedicatedWorkerGlobalScope', parent: 0 });
     }
     return { realms, entries };
   } finally {

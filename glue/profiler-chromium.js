@@ -47,14 +47,6 @@ class NativeSampler extends ChunkedSampler {
   }
 }
 
-export const chromiumSource = NativeProfiler
-  ? {
-      name: 'chromium-native',
-      // The native profiler picks its own interval (Chromium: the next multiple of 10 ms); it is
-      // read back from the native object once it exists.
-      supportedIntervalMs: null,
-      start(codec, h, intervalMs, maxBufferSize, onFull) {
-        return new NativeSampler(codec, h, intervalMs, maxBufferSize, onFull);
-      },
-    }
-  : null;
+// The native profiler picks its own interval (Chromium: the next multiple of 10 ms); it is read
+// back from the native object once it exists.
+export const chromiumSource = NativeProfiler ? NativeSampler.source('chromium-native', null) : null;

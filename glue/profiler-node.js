@@ -14,18 +14,6 @@ import { domException } from './errors.js';
 import { isNode, nativeNow } from './host.js';
 import { ChunkedSampler } from './sampler.js';
 
-/** A Node builtin, synchronously, from ESM (Node ≥ 20.16 / 22.3) or CommonJS. */
-function builtin(name) {
-  if (!isNode) return null;
-  try {
-    if (typeof process.getBuiltinModule === 'function') return process.getBuiltinModule(name);
-    if (typeof require === 'function') return require(name);
-  } catch {
-    /* not available */
-  }
-  return null;
-}
-
 // node:inspector (with worker_threads and streams behind it) costs ~6 ms to load: it is loaded
 // when the first profiler starts, not when perfshim is imported.
 // Node 18 to 20.15 as an ES module has no synchronous way to load a builtin: there it is
@@ -44,14 +32,19 @@ if (isNode && !syncBuiltins) {
     },
   );
 }
+/** node:inspector, synchronously (ESM on Node >= 20.16 / 22.3, or CommonJS); null without it. */
 function inspectorApi() {
-  if (inspectorModule === undefined && syncBuiltins) inspectorModule = builtin('node:inspector');
+  if (inspectorModule === undefined && syncBuiltins) {
+    try {
+      inspectorModule = process.getBuiltinModule
+        ? process.getBuiltinModule('node:inspector')
+        : require('node:inspector');
+    } catch {
+      inspectorModule = null;
+    }
+  }
   return inspectorModule;
 }
-
-/** Whether this runtime can use the inspector source (whether the inspector is compiled in is
- *  checked when a profiler starts). */
-const nodeSourceAvailable = isNode;
 
 // V8's sampler takes whole microseconds. It accepts smaller values, but 0 silently means its
 // default and below ~100 µs its thread cannot keep the pace (measured: ~4,700 samples/s asked
@@ -102,40 +95,6 @@ function post(session, method, params) {
   return result;
 }
 
-/** One V8 profile on its own session. */
-function startChunk(intervalUs) {
-  const inspector = inspectorApi();
-  if (!inspector || typeof inspector.Session !== 'function') {
-    // The Profiler constructor turns this into its NotAllowedError.
-    throw domException(
-      'NotAllowedError',
-      inspectorModule === undefined
-        ? 'node:inspector is still loading (Node < 20.16 as an ES module): start the profiler after the first await'
-        : 'this Node has no node:inspector (built without the inspector)',
-    );
-  }
-  const session = new inspector.Session();
-  session.connect();
-  try {
-    post(session, 'Profiler.enable');
-    post(session, 'Profiler.setSamplingInterval', { interval: intervalUs });
-    const startNow = nativeNow();
-    post(session, 'Profiler.start');
-    return { session, startNow };
-  } catch (e) {
-    session.disconnect();
-    throw e;
-  }
-}
-
-function stopChunk(chunk) {
-  try {
-    return post(chunk.session, 'Profiler.stop').profile;
-  } finally {
-    chunk.session.disconnect();
-  }
-}
-
 /**
  * A running sampler for one profiling session (sampler.js): chunks are V8 profiles, each on its
  * own inspector session. Hand-overs are worth avoiding: restarting V8's profiler re-logs the
@@ -151,12 +110,38 @@ class NodeSampler extends ChunkedSampler {
     this.begin();
   }
 
+  /** One V8 profile on its own session. */
   startChunk() {
-    return startChunk(this.intervalUs);
+    const inspector = inspectorApi();
+    if (!inspector || typeof inspector.Session !== 'function') {
+      // The Profiler constructor turns this into its NotAllowedError.
+      throw domException(
+        'NotAllowedError',
+        inspectorModule === undefined
+          ? 'node:inspector is still loading (Node < 20.16 as an ES module): start the profiler after the first await'
+          : 'this Node has no node:inspector (built without the inspector)',
+      );
+    }
+    const session = new inspector.Session();
+    session.connect();
+    try {
+      post(session, 'Profiler.enable');
+      post(session, 'Profiler.setSamplingInterval', { interval: this.intervalUs });
+      const startNow = nativeNow();
+      post(session, 'Profiler.start');
+      return { session, startNow };
+    } catch (e) {
+      session.disconnect();
+      throw e;
+    }
   }
 
   stopChunk(chunk) {
-    return stopChunk(chunk);
+    try {
+      return post(chunk.session, 'Profiler.stop').profile;
+    } finally {
+      chunk.session.disconnect();
+    }
   }
 
   importChunk(profile, chunk, until) {
@@ -177,12 +162,5 @@ class NodeSampler extends ChunkedSampler {
   }
 }
 
-export const nodeSource = nodeSourceAvailable
-  ? {
-      name: 'node-inspector',
-      supportedIntervalMs,
-      start(codec, h, intervalMs, maxBufferSize, onFull) {
-        return new NodeSampler(codec, h, intervalMs, maxBufferSize, onFull);
-      },
-    }
-  : null;
+// Whether the inspector is compiled in is checked when a profiler starts.
+export const nodeSource = isNode ? NodeSampler.source('node-inspector', supportedIntervalMs) : null;

@@ -7,18 +7,16 @@ import { statusError } from './errors.js';
 import { encodeInto } from './io.js';
 
 /** ProfilerMarker values by PS_MARKER_* code ('' for none), from the generated ABI. */
-const MARKERS = Object.freeze(
-  Object.entries(abi).reduce((list, [k, v]) => {
-    if (k.startsWith('PS_MARKER_') && k !== 'PS_MARKER_COUNT')
-      list[v] = k === 'PS_MARKER_NONE' ? '' : k.slice(10).toLowerCase();
-    return list;
-  }, []),
-);
+const MARKERS = [];
+for (const [k, v] of Object.entries(abi))
+  if (k.startsWith('PS_MARKER_') && v < abi.PS_MARKER_COUNT) MARKERS[v] = k.slice(10).toLowerCase();
+MARKERS[abi.PS_MARKER_NONE] = '';
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
-const { PS_E_PARSE, PS_E_LIMIT } = abi;
+const { PS_E_PARSE } = abi;
 const CONTEXT = 'perfshim profiler';
 
 const absent = (v) => v === undefined || v === null;
+const isObj = (v) => v !== null && typeof v === 'object';
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 /** A member as the core's import reads it: NaN when absent, -Infinity when not a number. */
 const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -Infinity);
@@ -27,80 +25,61 @@ const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -In
  *  add() every string first (to size the region), then place() them. */
 class Strings {
   constructor() {
-    this.off = new Map();
-    this.len = new Map();
+    this.at = new Map(); // string -> [offset, byte length] once placed
     this.room = 0;
-    this.at = 0;
+    this.used = 0;
   }
   add(s) {
-    if (!this.off.has(s)) {
-      this.off.set(s, -1);
-      this.room += s.length * 3;
-    }
+    if (this.at.has(s)) return;
+    this.at.set(s, null);
+    this.room += s.length * 3;
   }
   /** Write (offset, byte length) of `s` at f64[w], its bytes into u8 at `region` the first time. */
   place(s, f64, w, u8, region) {
-    let off = this.off.get(s);
-    if (off < 0) {
-      off = this.at;
-      this.off.set(s, off);
-      this.len.set(s, encodeInto(s, u8, region + off));
-      this.at += this.len.get(s);
+    let p = this.at.get(s);
+    if (!p) {
+      this.at.set(s, (p = [this.used, encodeInto(s, u8, region + this.used)]));
+      this.used += p[1];
     }
-    f64[w] = off;
-    f64[w + 1] = this.len.get(s);
+    f64[w] = p[0];
+    f64[w + 1] = p[1];
   }
 }
 
-/** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member. */
-function problem(what, i, k, t) {
-  const f = t.frames && t.frames[i],
-    s = t.stacks && t.stacks[i],
-    sm = t.samples && t.samples[i];
-  const node = t.nodes && t.nodes[i];
-  switch (what) {
-    case abi.PS_BAD_RESOURCE_ID:
-      return `trace.frames[${i}].resourceId ${f.resourceId} is not a resource id (0..${t.resources.length - 1})`;
-    case abi.PS_BAD_LINE:
-      return `trace.frames[${i}].line must be a positive integer`;
-    case abi.PS_BAD_COLUMN:
-      return `trace.frames[${i}].column must be a positive integer`;
-    case abi.PS_BAD_FRAME_ID:
-      return `trace.stacks[${i}].frameId ${s.frameId} is not a frame id`;
-    case abi.PS_BAD_PARENT_ID:
-      return `trace.stacks[${i}].parentId ${s.parentId} is not a stack id`;
-    case abi.PS_BAD_STACK_CYCLE:
-      return `trace.stacks form a cycle through stack ${i}`;
-    case abi.PS_BAD_TIMESTAMP:
-      return `trace.samples[${i}].timestamp must be a finite number, got ${describe(sm.timestamp)} ${String(sm.timestamp)}`;
-    case abi.PS_BAD_STACK_ID:
-      return `trace.samples[${i}].stackId ${sm.stackId} is not a stack id`;
-    case abi.PS_BAD_MARKER:
-      return `trace.samples[${i}].marker ${String(sm.marker)} is not a ProfilerMarker`;
-    case abi.PS_BAD_NODE_ID:
-      return `profile.nodes[${i}].id must be a non-negative integer`;
-    case abi.PS_BAD_NODE_DUPLICATE:
-      return `profile.nodes[${i}].id ${node.id} is used twice`;
-    case abi.PS_BAD_NODE_LINE:
-      return `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`;
-    case abi.PS_BAD_NODE_COLUMN:
-      return `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`;
-    case abi.PS_BAD_NODE_CHILD:
-      return `profile.nodes[${i}].children[${k}] names node ${node.children[k]}, which does not exist`;
-    case abi.PS_BAD_NODE_PARENT:
-      return `profile.nodes[${i}].parent names node ${node.parent}, which does not exist`;
-    case abi.PS_BAD_NODE_TWO_PARENTS:
-      return `node ${node.id} has two parents`;
-    case abi.PS_BAD_NODE_CYCLE:
-      return `the nodes form a cycle through node ${node.id}`;
-    case abi.PS_BAD_SAMPLE_NODE:
-      return `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`;
-    case abi.PS_BAD_TIME_DELTA:
-      return `profile.timeDeltas[${i}] must be a finite number of µs`;
-    default:
-      return undefined;
-  }
-}
+/** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member:
+ *  (index, sub-index, the import's input) => message. */
+const PROBLEM = {
+  [abi.PS_BAD_RESOURCE_ID]: (i, _, t) =>
+    `trace.frames[${i}].resourceId ${t.frames[i].resourceId} is not a resource id (0..${t.resources.length - 1})`,
+  [abi.PS_BAD_LINE]: (i) => `trace.frames[${i}].line must be a positive integer`,
+  [abi.PS_BAD_COLUMN]: (i) => `trace.frames[${i}].column must be a positive integer`,
+  [abi.PS_BAD_FRAME_ID]: (i, _, t) =>
+    `trace.stacks[${i}].frameId ${t.stacks[i].frameId} is not a frame id`,
+  [abi.PS_BAD_PARENT_ID]: (i, _, t) =>
+    `trace.stacks[${i}].parentId ${t.stacks[i].parentId} is not a stack id`,
+  [abi.PS_BAD_STACK_CYCLE]: (i) => `trace.stacks form a cycle through stack ${i}`,
+  [abi.PS_BAD_TIMESTAMP]: (i, _, t) =>
+    `trace.samples[${i}].timestamp must be a finite number, got ${describe(t.samples[i].timestamp)} ${String(t.samples[i].timestamp)}`,
+  [abi.PS_BAD_STACK_ID]: (i, _, t) =>
+    `trace.samples[${i}].stackId ${t.samples[i].stackId} is not a stack id`,
+  [abi.PS_BAD_MARKER]: (i, _, t) =>
+    `trace.samples[${i}].marker ${String(t.samples[i].marker)} is not a ProfilerMarker`,
+  [abi.PS_BAD_NODE_ID]: (i) => `profile.nodes[${i}].id must be a non-negative integer`,
+  [abi.PS_BAD_NODE_DUPLICATE]: (i, _, t) => `profile.nodes[${i}].id ${t.nodes[i].id} is used twice`,
+  [abi.PS_BAD_NODE_LINE]: (i) =>
+    `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`,
+  [abi.PS_BAD_NODE_COLUMN]: (i) =>
+    `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`,
+  [abi.PS_BAD_NODE_CHILD]: (i, k, t) =>
+    `profile.nodes[${i}].children[${k}] names node ${t.nodes[i].children[k]}, which does not exist`,
+  [abi.PS_BAD_NODE_PARENT]: (i, _, t) =>
+    `profile.nodes[${i}].parent names node ${t.nodes[i].parent}, which does not exist`,
+  [abi.PS_BAD_NODE_TWO_PARENTS]: (i, _, t) => `node ${t.nodes[i].id} has two parents`,
+  [abi.PS_BAD_NODE_CYCLE]: (i, _, t) => `the nodes form a cycle through node ${t.nodes[i].id}`,
+  [abi.PS_BAD_SAMPLE_NODE]: (i, _, t) =>
+    `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`,
+  [abi.PS_BAD_TIME_DELTA]: (i) => `profile.timeDeltas[${i}] must be a finite number of µs`,
+};
 
 export function createTraceCodec(core) {
   const check = (status) => core.check(status, CONTEXT);
@@ -115,7 +94,8 @@ export function createTraceCodec(core) {
       core.x.ps_trace_free(h);
     },
 
-    /** {resources, frames, stacks, samples, full, maxSamples, bytes} of a trace. */
+    /** {resources, frames, stacks, samples, full, maxSamples, bytes, last} of a trace (last:
+     *  the timestamp of its last sample, -Infinity when it has none). */
     info(h) {
       check(core.x.ps_trace_info(h));
       const o = core.out();
@@ -127,6 +107,7 @@ export function createTraceCodec(core) {
         full: o[4] === 1,
         maxSamples: o[5],
         bytes: o[6],
+        last: o[7],
       };
     },
 
@@ -155,6 +136,7 @@ export function createTraceCodec(core) {
         );
       const nodes = p.nodes,
         n = nodes.length;
+      const strings = new Strings();
       let kids = 0;
       for (let i = 0; i < n; i++) {
         const node = nodes[i],
@@ -169,11 +151,8 @@ export function createTraceCodec(core) {
         if (!absent(node.children) && !Array.isArray(node.children))
           throw fail(`${at}.children must be an array`);
         if (node.children) kids += node.children.length;
-      }
-      const strings = new Strings();
-      for (let i = 0; i < n; i++) {
-        strings.add(nodes[i].callFrame.functionName);
-        strings.add(nodes[i].callFrame.url || '');
+        strings.add(cf.functionName);
+        strings.add(cf.url || '');
       }
       const words = n * 10 + kids,
         ptr = core.reserve(words * 8 + strings.room);
@@ -196,7 +175,7 @@ export function createTraceCodec(core) {
         if (ch) for (let k = 0; k < ch.length; k++) f64[c++] = num(ch[k]);
       }
       const input = { nodes, samples, deltas };
-      this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids, strings.at), context, input);
+      this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids, strings.used), context, input);
       const m = samples.length;
       if (!m) return 0;
       const at = core.reserve(m * 16) >>> 3,
@@ -230,31 +209,25 @@ export function createTraceCodec(core) {
       lenientMarkers = false,
     ) {
       const fail = (detail) => statusError(PS_E_PARSE, context, detail);
-      if (t === null || typeof t !== 'object')
-        throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
-      for (const k of ['resources', 'frames', 'stacks', 'samples']) {
+      if (!isObj(t)) throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
+      const lists = ['resources', 'frames', 'stacks', 'samples'];
+      for (const k of lists)
         if (!Array.isArray(t[k])) throw fail(`trace.${k} must be an array, got ${describe(t[k])}`);
+      for (const k of lists) {
+        const list = t[k],
+          want = k === 'resources' ? 'a string' : 'an object';
+        for (let i = 0; i < list.length; i++) {
+          const v = list[i];
+          if (k === 'resources' ? typeof v !== 'string' : !isObj(v))
+            throw fail(`trace.${k}[${i}] must be ${want}`);
+          if (k === 'frames' && typeof v.name !== 'string')
+            throw fail(`trace.frames[${i}].name must be a string`);
+        }
       }
       const { resources, frames, stacks, samples } = t;
       const strings = new Strings();
-      for (let i = 0; i < resources.length; i++) {
-        if (typeof resources[i] !== 'string') throw fail(`trace.resources[${i}] must be a string`);
-        strings.add(resources[i]);
-      }
-      for (let i = 0; i < frames.length; i++) {
-        const f = frames[i];
-        if (f === null || typeof f !== 'object') throw fail(`trace.frames[${i}] must be an object`);
-        if (typeof f.name !== 'string') throw fail(`trace.frames[${i}].name must be a string`);
-        strings.add(f.name);
-      }
-      for (let i = 0; i < stacks.length; i++) {
-        if (stacks[i] === null || typeof stacks[i] !== 'object')
-          throw fail(`trace.stacks[${i}] must be an object`);
-      }
-      for (let i = 0; i < samples.length; i++) {
-        if (samples[i] === null || typeof samples[i] !== 'object')
-          throw fail(`trace.samples[${i}] must be an object`);
-      }
+      for (const r of resources) strings.add(r);
+      for (const f of frames) strings.add(f.name);
       const nr = resources.length,
         nf = frames.length,
         ns = stacks.length,
@@ -281,18 +254,12 @@ export function createTraceCodec(core) {
         const s = samples[i];
         f64[w] = num(s.timestamp);
         f64[w + 1] = num(s.stackId);
-        const m = absent(s.marker) ? 0 : MARKER_CODE.get(s.marker);
-        f64[w + 2] =
-          m !== undefined && m !== 0
-            ? m
-            : absent(s.marker)
-              ? 0
-              : lenientMarkers
-                ? abi.PS_MARKER_OTHER
-                : -1;
+        f64[w + 2] = absent(s.marker)
+          ? 0
+          : MARKER_CODE.get(s.marker) || (lenientMarkers ? abi.PS_MARKER_OTHER : -1);
       }
       return this.checkImport(
-        core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.at, afterMs, untilMs),
+        core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.used, afterMs, untilMs),
         context,
         t,
       );
@@ -302,39 +269,8 @@ export function createTraceCodec(core) {
     checkImport(status, context, input) {
       if (status !== PS_E_PARSE) return check(status);
       const o = core.out();
-      throw statusError(PS_E_PARSE, context, problem(o[0], o[1], o[2], input));
-    },
-
-    /** Append a sample given its frames (objects {name, resource?, line?, column?}, outermost
-     *  first): O(depth). Returns false when the buffer is full. */
-    addSample(h, timestamp, frames, marker = '') {
-      const ids = frames.map((f) => {
-        const r =
-          f.resource === undefined
-            ? -1
-            : check(core.x.ps_trace_resource(h, core.putString(f.resource)));
-        return check(
-          core.x.ps_trace_frame(h, core.putString(f.name), r, f.line || 0, f.column || 0),
-        );
-      });
-      core.putU32(ids);
-      const r = core.x.ps_trace_sample_frames(
-        h,
-        timestamp,
-        ids.length,
-        MARKER_CODE.get(marker) || 0,
-      );
-      if (r === PS_E_LIMIT) return false;
-      check(r);
-      return true;
-    },
-
-    /** The timestamp of the last sample of trace `h` (-Infinity when it has none). */
-    lastTimestamp(h) {
-      const n = this.info(h).samples;
-      return n
-        ? core.f64()[(core.x.ps_trace_column(h, abi.PS_COL_SAMPLE_TIME) >>> 3) + n - 1]
-        : -Infinity;
+      const message = PROBLEM[o[0]];
+      throw statusError(PS_E_PARSE, context, message && message(o[1], o[2], input));
     },
 
     /**
@@ -343,22 +279,23 @@ export function createTraceCodec(core) {
      * as Chromium's native traces have them).
      */
     read(h) {
-      const info = this.info(h);
+      const { frames: nf, stacks: ns, samples: nsm } = this.info(h);
       const resources = strings(h, 0);
       const names = strings(h, 1);
       // Columns through the whole-memory views (nothing below allocates in the core).
-      const u32 = core.u32(),
-        i32 = core.i32(),
-        f64 = core.f64(),
-        u8 = core.u8();
-      const col = (c, shift) => core.x.ps_trace_column(h, c) >>> shift;
-      const nf = info.frames,
-        ns = info.stacks,
-        nsm = info.samples;
-      const fName = col(abi.PS_COL_FRAME_NAME, 2),
-        fRes = col(abi.PS_COL_FRAME_RESOURCE, 2);
-      const fLine = col(abi.PS_COL_FRAME_LINE, 2),
-        fCol = col(abi.PS_COL_FRAME_COLUMN, 2);
+      const [u32, i32, f64, u8] = [core.u32(), core.i32(), core.f64(), core.u8()];
+      const col = (c, shift = 2) => core.x.ps_trace_column(h, c) >>> shift;
+      const [fName, fRes, fLine, fCol, sParent, sFrame, st] = [
+        abi.PS_COL_FRAME_NAME,
+        abi.PS_COL_FRAME_RESOURCE,
+        abi.PS_COL_FRAME_LINE,
+        abi.PS_COL_FRAME_COLUMN,
+        abi.PS_COL_STACK_PARENT,
+        abi.PS_COL_STACK_FRAME,
+        abi.PS_COL_SAMPLE_STACK,
+      ].map((c) => col(c));
+      const ts = col(abi.PS_COL_SAMPLE_TIME, 3),
+        mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const frames = new Array(nf);
       for (let i = 0; i < nf; i++) {
         const f = {};
@@ -368,17 +305,12 @@ export function createTraceCodec(core) {
         if (i32[fRes + i] >= 0) f.resourceId = i32[fRes + i];
         frames[i] = f;
       }
-      const sParent = col(abi.PS_COL_STACK_PARENT, 2),
-        sFrame = col(abi.PS_COL_STACK_FRAME, 2);
       const stacks = new Array(ns);
       for (let i = 0; i < ns; i++) {
         const p = i32[sParent + i],
           frameId = u32[sFrame + i];
         stacks[i] = p >= 0 ? { frameId, parentId: p } : { frameId };
       }
-      const ts = col(abi.PS_COL_SAMPLE_TIME, 3),
-        st = col(abi.PS_COL_SAMPLE_STACK, 2);
-      const mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const samples = new Array(nsm);
       for (let i = 0; i < nsm; i++) {
         const m = u8[mk + i],

@@ -11,6 +11,11 @@ import { nativeNow } from './host.js';
 const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then === 'function';
 
 export class ChunkedSampler {
+  /** The sample source (profiler.js) whose start() runs this subclass. */
+  static source(name, supportedIntervalMs) {
+    return { name, supportedIntervalMs, start: (...args) => new this(...args) };
+  }
+
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
     this.codec = codec;
     this.h = h;
@@ -50,7 +55,7 @@ export class ChunkedSampler {
   /** Fold a stopped chunk's samples (at most `until`) into the trace. */
   fold(result, chunk, until) {
     this.importChunk(result, chunk, until);
-    this.last = this.codec.lastTimestamp(this.h);
+    this.last = this.codec.info(this.h).last;
   }
 
   /** The buffer may be full: hand over to a new chunk, fold the old one, and decide. A chunk

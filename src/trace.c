@@ -785,6 +785,7 @@ PS_API int32_t ps_trace_info(int32_t h)
                     (size_t)t->frames_cap * 16 + (t->f_slots ? (size_t)(t->f_mask + 1) * 4 : 0) +
                     (size_t)t->stacks_cap * 8 + (t->s_slots ? (size_t)(t->s_mask + 1) * 4 : 0) +
                     (size_t)t->samples_cap * 13);
+    o[7] = t->nsamples ? t->ts[t->nsamples - 1] : -INFINITY;
     return PS_OK;
 }
 

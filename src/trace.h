@@ -118,7 +118,8 @@ PS_API int32_t ps_trace_import_v8_samples(int32_t trace, uint32_t count, double 
 
 /* Sizes of a trace in the out registers: out[0] resources, out[1] frames, out[2] stacks,
  * out[3] samples, out[4] 1 if a sample was refused for the buffer limit, out[5] max samples,
- * out[6] bytes held. Returns PS_OK or PS_E_ARG. */
+ * out[6] bytes held, out[7] the last sample's timestamp (-Infinity when there is none).
+ * Returns PS_OK or PS_E_ARG. */
 PS_API int32_t ps_trace_info(int32_t trace);
 /* Pointer to column `col` (PS_COL_*) of a trace, or 0 for a bad handle/column (or an empty
  * column). Borrowed. */

@@ -162,31 +162,14 @@ test('a marker this build does not know is an error, or "other" for a browser\'s
   codec.free(h);
 });
 
-test('addSample interns frames and walks the trie per sample', () => {
-  const h = codec.create(100);
-  const f = (name, line) => ({ name, resource: 'file:///x.js', line, column: 1 });
-  assert.equal(codec.addSample(h, 1, [f('a', 1), f('b', 2)]), true);
-  assert.equal(codec.addSample(h, 2, [f('a', 1), f('b', 2), f('c', 3)]), true);
-  assert.equal(codec.addSample(h, 3, [f('a', 1)], 'script'), true);
-  assert.equal(codec.addSample(h, 4, []), true);
-  const t = codec.read(h);
-  codec.free(h);
-  assertTraceInvariants(t);
-  assert.equal(t.resources.length, 1);
-  assert.equal(t.frames.length, 3);
-  assert.equal(t.stacks.length, 3);
-  assert.deepEqual(
-    t.samples.map((s) => s.stackId),
-    [1, 2, 0, undefined],
-  );
-});
-
 test('non-ASCII names and URLs survive the round trip', () => {
   const h = codec.create(10);
-  codec.addSample(h, 1, [
-    { name: 'café☕', resource: 'https://ü.test/ß.js', line: 1, column: 2 },
-    { name: '𝒻' },
-  ]);
+  codec.importTrace(h, {
+    resources: ['https://ü.test/ß.js'],
+    frames: [{ name: 'café☕', resourceId: 0, line: 1, column: 2 }, { name: '𝒻' }],
+    stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }],
+    samples: [{ timestamp: 1, stackId: 1 }],
+  });
   const t = codec.read(h);
   codec.free(h);
   assert.deepEqual(t.resources, ['https://ü.test/ß.js']);
@@ -200,8 +183,16 @@ test('views are re-derived after the core memory grows', () => {
   const before = core.memory.buffer.byteLength;
   const big = 'n'.repeat(6 * 1024 * 1024);
   const h = codec.create(10);
-  codec.addSample(h, 1, [{ name: big, resource: 'file:///big.js' }]);
-  codec.addSample(h, 2, [{ name: 'small' }]);
+  assert.equal(codec.info(h).last, -Infinity, 'no sample yet');
+  const trace = (name, timestamp) => ({
+    resources: ['file:///big.js'],
+    frames: [{ name, resourceId: 0 }],
+    stacks: [{ frameId: 0 }],
+    samples: [{ timestamp, stackId: 0 }],
+  });
+  codec.importTrace(h, trace(big, 1));
+  codec.importTrace(h, trace('small', 2));
+  assert.equal(codec.info(h).last, 2, "info's last: the last sample's timestamp");
   const t = codec.read(h);
   codec.free(h);
   assert.ok(core.memory.buffer.byteLength > before, 'memory grew during the test');
