@@ -1,11 +1,10 @@
-// The first mark()'s cost with the core embedded deflated (as dist/ ships it) against the core
-// embedded as plain base64 (as before issue 9's size work): two bundles of glue/index.js that
+// The first mark()'s cost and the gzipped size of the full bundle with the core embedded one
+// character per byte (as dist/ ships it, tools/embed-wasm.mjs) against the core embedded as
+// base64 (as before issue 9's size work; decoded with atob): two bundles of glue/index.js that
 // differ only in that, each imported in a fresh Node process per round, rounds interleaved,
-// medians. The deflated one runs twice: inflated by Node's zlib (what Node does) and by
-// tiny-inflate (process.getBuiltinModule hidden, as in a browser or a Node before 20.16).
-// Prints import time, first mark() (the core is decoded, inflated, compiled and instantiated
+// medians. Prints import time, first mark() (the core is decoded, compiled and instantiated
 // there) and the gzipped size of each bundle (esbuild only, no terser). Then the same two
-// bundles in Chromium (a fresh page per round; the browser inflates with tiny-inflate).
+// bundles in Chromium (a fresh page per round).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +15,11 @@ import { serve, launch } from '../test/browser/harness.js';
 const ROUNDS = Number(process.env.ROUNDS || 15);
 mkdirSync('build/first-use', { recursive: true });
 
-async function bundle(file, deflate) {
+async function bundle(file, base64) {
+  const bytes = readFileSync('wasm/perfshim.wasm');
+  const contents = base64
+    ? `export const wasmBytes = atob('${bytes.toString('base64')}');`
+    : embeddedModule(bytes, 'wasm/perfshim.wasm');
   const core = {
     name: 'core',
     setup(b) {
@@ -25,9 +28,7 @@ async function bundle(file, deflate) {
         namespace: 'core',
       }));
       b.onLoad({ filter: /.*/, namespace: 'core' }, () => ({
-        contents: embeddedModule(readFileSync('wasm/perfshim.wasm'), 'wasm/perfshim.wasm', {
-          deflate,
-        }),
+        contents,
         resolveDir: process.cwd(),
       }));
       b.onResolve({ filter: /^\.\/measure-memory\.js$/ }, () => ({
@@ -54,15 +55,14 @@ async function bundle(file, deflate) {
 }
 
 const variants = {
-  'plain base64': ['build/first-use/plain.mjs', false],
-  'deflated, zlib': ['build/first-use/deflated.mjs', true],
-  'deflated, JS': ['build/first-use/deflated.mjs', true, 'delete process.getBuiltinModule;'],
+  base64: ['build/first-use/base64.mjs', true],
+  'byte string': ['build/first-use/bytes.mjs', false],
 };
 const size = {};
-for (const [name, [file, deflate]] of Object.entries(variants))
-  size[name] = await bundle(file, deflate);
+for (const [name, [file, base64]] of Object.entries(variants))
+  size[name] = await bundle(file, base64);
 
-const probe = (file, prelude = '') => `${prelude}
+const probe = (file) => `
   const t0 = performance.now();
   const m = await import(${JSON.stringify(`${process.cwd()}/${file}`)});
   const t1 = performance.now();
@@ -75,15 +75,11 @@ const env = { ...process.env };
 delete env.PERFSHIM_WASM;
 const runs = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, [file, , prelude]] of Object.entries(variants)) {
-    const out = execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', probe(file, prelude)],
-      {
-        env,
-        encoding: 'utf8',
-      },
-    );
+  for (const [name, [file]] of Object.entries(variants)) {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe(file)], {
+      env,
+      encoding: 'utf8',
+    });
     runs[name].push(JSON.parse(out));
   }
 }
@@ -107,7 +103,7 @@ const page = (file) => `<!doctype html><script type=module>
   const t2 = performance.now();
   window.result = [t1 - t0, t2 - t1];
 </script>`;
-const browserVariants = { 'plain base64': 'plain.mjs', 'deflated, JS': 'deflated.mjs' };
+const browserVariants = { base64: 'base64.mjs', 'byte string': 'bytes.mjs' };
 const routes = {};
 for (const [name, file] of Object.entries(browserVariants)) {
   routes[`/${file}`] = {

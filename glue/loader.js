@@ -1,23 +1,9 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
 // exports with the io layer (glue/io.js) every glue module uses. One cached instantiation;
-// `createCore(bytes)` lets a test hand in another build. In the dist/ bundles the full core is
-// embedded deflated (tools/build-dist.mjs): `wasmInflate` (tiny-inflate) restores it on first use,
-// or Node's own zlib where it can be reached synchronously (native: ~1.4 ms against 10-50 ms
-// for the JS inflater cold on this loaded machine; bench/first-use.mjs); wasm/*.wasm.js embed
-// theirs as is (`wasmInflate` null).
-import { wasmBase64, wasmInflate } from '../wasm/perfshim.wasm.js';
+// `createCore(bytes)` lets a test hand in another build. The wasm/*.wasm.js modules embed each
+// core as a string of one character per byte (tools/embed-wasm.mjs).
+import { wasmBytes } from '../wasm/perfshim.wasm.js';
 import { createIo } from './io.js';
-
-function decodeBase64(b64) {
-  if (typeof Buffer === 'function' && typeof Buffer.from === 'function') {
-    const b = Buffer.from(b64, 'base64');
-    return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  }
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 /** A Node built-in module, reached synchronously from ESM and CommonJS alike; else null. */
 function nodeBuiltin(name) {
@@ -25,25 +11,24 @@ function nodeBuiltin(name) {
   return proc && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule(name) : null;
 }
 
-/** The bytes of an embedded module (tools/embed-wasm.mjs's exports). */
-export function embeddedBytes(base64, inflate) {
-  const bytes = decodeBase64(base64);
-  if (!inflate) return bytes;
-  const zlib = nodeBuiltin('zlib');
-  return zlib ? new Uint8Array(zlib.inflateRawSync(bytes)) : inflate(bytes);
+/** The bytes of an embedded module (tools/embed-wasm.mjs's `wasmBytes`). */
+export function embeddedBytes(text) {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
 }
 
 /** A core's bytes: in Node, the file the environment variable `env` names (the suites run on
  *  the debug builds this way), else the embedded module's. */
-export function coreBytes(env, base64, inflate) {
+export function coreBytes(env, text) {
   const proc = globalThis.process;
   const path = proc && proc.env && proc.env[env];
   const fs = path ? nodeBuiltin('fs') : null;
-  return fs ? new Uint8Array(fs.readFileSync(path)) : embeddedBytes(base64, inflate);
+  return fs ? new Uint8Array(fs.readFileSync(path)) : embeddedBytes(text);
 }
 
 /** The full core (or, given its bytes, another build of it). */
-export function createCore(bytes = embeddedBytes(wasmBase64, wasmInflate)) {
+export function createCore(bytes = embeddedBytes(wasmBytes)) {
   return instantiateCore(bytes);
 }
 
@@ -84,7 +69,7 @@ let cached;
  *  (the test suites run on the debug build this way). */
 export function loadCore() {
   if (!cached) {
-    cached = createCore(coreBytes('PERFSHIM_WASM', wasmBase64, wasmInflate));
+    cached = createCore(coreBytes('PERFSHIM_WASM', wasmBytes));
   }
   return cached;
 }

@@ -6,7 +6,7 @@
 // The result is built in a small core of its own (wasm/perfshim-memory.wasm: src/memory.c and
 // its JSON reader and writer), so that this module and that core can be loaded on first use
 // (glue/index.js); the source measures with the realm's core (its memory is counted).
-import { wasmBase64, wasmInflate } from '../wasm/perfshim-memory.wasm.js';
+import { wasmBytes } from '../wasm/perfshim-memory.wasm.js';
 import { loadCore, instantiateCore, embeddedBytes, coreBytes } from './loader.js';
 import { statusError, failed } from './errors.js';
 import { PS_OK, PS_E_PARSE } from './abi.js';
@@ -24,15 +24,14 @@ function randomSeed() {
 
 /** A new Measure Memory core. */
 export function createMemoryCore() {
-  return instantiateCore(embeddedBytes(wasmBase64, wasmInflate));
+  return instantiateCore(embeddedBytes(wasmBytes));
 }
 
 let memoryCore;
 /** The realm's Measure Memory core, instantiated on first use. In Node, PERFSHIM_MEMORY_WASM=path
  *  selects another build (the suites run on the debug build this way). */
 export function loadMemoryCore() {
-  if (!memoryCore)
-    memoryCore = instantiateCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBase64, wasmInflate));
+  if (!memoryCore) memoryCore = instantiateCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBytes));
   return memoryCore;
 }
 

@@ -3,7 +3,6 @@
 // can check that the committed dist/ matches.
 import { build } from 'esbuild';
 import { minify } from 'terser';
-import { embeddedModule } from './embed-wasm.mjs';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
@@ -36,29 +35,18 @@ async function emit(file, options) {
     toplevel: true,
     compress: false,
     mangle: { keep_fnames: true, keep_classnames: true },
-    format: { comments: false, preamble: banner },
+    format: { comments: false, preamble: banner, ascii_only: true },
   });
   writeFileSync(file, m.code);
   return m.code;
 }
 
-// The full bundles: the core embedded deflated (tools/embed-wasm.mjs; ~11 KB less gzipped, the
-// inflater included), and Measure Memory (glue/index.js imports it on the first call) left out
-// as dist/perfshim-memory.mjs, which the ESM, CommonJS and classic builds all import(): it
-// resolves next to the bundle (a classic script's import() resolves against its own URL).
+// The full bundles: Measure Memory (glue/index.js imports it on the first call) left out as
+// dist/perfshim-memory.mjs, which the ESM, CommonJS and classic builds all import(): it resolves
+// next to the bundle (a classic script's import() resolves against its own URL).
 const fullCore = {
   name: 'full-core',
   setup(b) {
-    b.onResolve({ filter: /(^|\/)perfshim\.wasm\.js$/ }, () => ({
-      path: 'wasm/perfshim.wasm',
-      namespace: 'deflated-core',
-    }));
-    b.onLoad({ filter: /.*/, namespace: 'deflated-core' }, () => ({
-      contents: embeddedModule(readFileSync('wasm/perfshim.wasm'), 'wasm/perfshim.wasm', {
-        deflate: true,
-      }),
-      resolveDir: process.cwd(),
-    }));
     b.onResolve({ filter: /^\.\/measure-memory\.js$/ }, (a) =>
       a.kind === 'dynamic-import' ? { path: './perfshim-memory.mjs', external: true } : undefined,
     );
