@@ -2,8 +2,8 @@
  * timeline.c — the performance entry buffer for the entry types the core owns (mark, measure).
  *
  * Data structure (one set per entry type):
- *   - Entries live in chunked columns (start, sequence, name id, state; a duration column for
- *     measures only: a mark's is 0), CHUNK entries a chunk, so growth never
+ *   - Entries live in chunked columns (start, sequence, state; a duration column for measures
+ *     only: a mark's is 0), CHUNK entries a chunk, so growth never
  *     copies existing entries. A slot is (index << 1 | type): each type has its own chunks, so
  *     clearing a type drops its chunks wholesale. Freed indexes go on a free list, reused first.
  *   - The type list: every slot of the type, a sorted prefix [0, sorted) in (startTime, sequence)
@@ -49,7 +49,9 @@ enum { LIVE = 0, DEAD = 1, FREE = 2 };
 typedef struct {
     double start[CHUNK];
     uint32_t seq[CHUNK];  /* wraps after 2^32 adds: only ties across types would misorder */
-    uint32_t name[CHUNK];
+#if defined(PS_DEBUG)
+    uint32_t name[CHUNK]; /* debug builds only, to check name records (the shim keeps names) */
+#endif
     uint8_t state[CHUNK];
     double dur[];         /* measures only */
 } chunk;
@@ -231,7 +233,8 @@ static int rec_reserve(type_buf *t, uint32_t name_id)
         r->epoch = t->epoch & EPOCH_MASK;
     }
     if (r->len < (r->cap ? r->cap : 1)) return PS_OK;
-    uint32_t cap = r->cap ? r->cap * 2 : 4;
+    /* Grown by half: these arrays hold every slot of a name, so their slack is per entry. */
+    uint32_t cap = r->cap ? r->cap + r->cap / 2 : 4;
     if (cap > 1u << 30) return PS_E_NOMEM;
     if (cap > BIG && !r->in_big) {
         if (ps__vec_push(&t->big, name_id) != PS_OK) return PS_E_NOMEM;
@@ -328,7 +331,9 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
     c->start[ix] = start;
     if (type == PS_TYPE_MEASURE) c->dur[ix] = duration;
     c->seq[ix] = next_seq++;
+#if defined(PS_DEBUG)
     c->name[ix] = name_id;
+#endif
     c->state[ix] = LIVE;
     /* The new slot has the largest sequence: it is in order when it starts no earlier. */
     uint32_t n = t->list.len;
@@ -369,7 +374,9 @@ static int32_t query_name_all(uint32_t name_id)
     if ((m && !a) || (e && !b)) return PS_E_NOMEM;
     uint32_t *out = ps__result_reserve(nm + ne ? nm + ne : 1);
     if (!out) return PS_E_NOMEM;
-    return (int32_t)merge_into(out, a, nm, b, ne);
+    uint32_t n = merge_into(out, a, nm, b, ne);
+    for (uint32_t i = 0; i < n; i++) PS_ASSERT(AT(out[i])->name[IX(out[i])] == name_id);
+    return (int32_t)n;
 }
 
 /* Performance Timeline §filter buffer map by name and type (for the types owned here). */
@@ -385,6 +392,8 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id)
         uint32_t *out = v ? ps__result_reserve(r->len) : 0;
         if (!out) return PS_E_NOMEM;
         memcpy(out, v, (size_t)r->len * sizeof(uint32_t));
+        for (uint32_t i = 0; i < r->len; i++)
+            PS_ASSERT(AT(out[i])->name[IX(out[i])] == (uint32_t)name_id);
         return (int32_t)r->len;
     }
     for (int i = 0; i < PS_TYPE_COUNT; i++) {
@@ -465,7 +474,6 @@ PS_API int32_t ps_timeline_entry(uint32_t slot)
     double *out = ps_out_ptr();
     out[0] = c->start[IX(slot)];
     out[1] = TYPE(slot) == PS_TYPE_MEASURE ? c->dur[IX(slot)] : 0;
-    out[2] = c->name[IX(slot)];
     return (int32_t)TYPE(slot);
 }
 
