@@ -57,16 +57,22 @@ typedef struct {
 } chunk;
 
 typedef struct {
-    uint32_t *v;          /* the slots when cap > 0 (kept across clears for reuse) */
-    uint32_t len, cap;    /* cap == 0: at most one slot, in `one` */
-    uint32_t one;
+    union {
+        uint32_t *v;      /* the slots when cap_step > 0 (kept across clears for reuse) */
+        uint32_t one;     /* cap_step == 0: at most one slot, inline */
+    };
+    uint32_t len;
     uint32_t last_mark;   /* the latest of the slots (marks: the one a name converts to) */
-    uint32_t epoch : 30;  /* the record is empty unless this is its type's epoch */
+    uint32_t epoch : 24;  /* the record is empty unless this is its type's epoch */
     uint32_t unsorted : 1; /* the slots are not in timeline order */
     uint32_t in_big : 1;  /* the id is in its type's `big` list */
-} name_rec;
+    uint32_t cap_step : 6; /* room for rec_cap(cap_step) slots in v; 0: no array */
+} name_rec;               /* a name used once (a request id) costs this much per type */
+#if defined(__wasm32__)
+_Static_assert(sizeof(name_rec) == 16, "a name record is 16 bytes in wasm32");
+#endif
 
-#define EPOCH_MASK 0x3fffffffu
+#define EPOCH_MASK 0xffffffu
 #define BIG 64            /* arrays past this many slots are freed by a clear of the type */
 
 typedef struct {
@@ -221,7 +227,19 @@ static uint32_t *scratch_for(uint32_t n)
     return ps__vec_reserve(&scratch, n ? n : 1) == PS_OK ? scratch.v : 0;
 }
 
-static uint32_t *rec_slots(name_rec *r) { return r->cap ? r->v : &r->one; }
+/* Array sizes of name records by step: 4, then each half as big again (these arrays hold every
+ * slot of a name, so their slack is per entry). 0 past 2^30. */
+static uint32_t rec_cap(uint32_t step)
+{
+    static uint32_t caps[64];
+    if (!caps[1]) {
+        uint64_t c = 4;
+        for (uint32_t k = 1; k < 64; k++, c += c / 2) caps[k] = c <= 1u << 30 ? (uint32_t)c : 0;
+    }
+    return caps[step];
+}
+
+static uint32_t *rec_slots(name_rec *r) { return r->cap_step ? r->v : &r->one; }
 
 /* Room in a name's record for one more slot (the record made current first). */
 static int rec_reserve(type_buf *t, uint32_t name_id)
@@ -232,19 +250,20 @@ static int rec_reserve(type_buf *t, uint32_t name_id)
         r->unsorted = 0;
         r->epoch = t->epoch & EPOCH_MASK;
     }
-    if (r->len < (r->cap ? r->cap : 1)) return PS_OK;
-    /* Grown by half: these arrays hold every slot of a name, so their slack is per entry. */
-    uint32_t cap = r->cap ? r->cap + r->cap / 2 : 4;
-    if (cap > 1u << 30) return PS_E_NOMEM;
+    uint32_t cap = r->cap_step ? rec_cap(r->cap_step) : 1;
+    if (r->len < cap) return PS_OK;
+    uint32_t step = r->cap_step + 1;
+    cap = rec_cap(step);
+    if (!cap) return PS_E_NOMEM;
     if (cap > BIG && !r->in_big) {
         if (ps__vec_push(&t->big, name_id) != PS_OK) return PS_E_NOMEM;
         r->in_big = 1;
     }
-    uint32_t *v = realloc(r->v, (size_t)cap * sizeof(uint32_t));
+    uint32_t *v = realloc(r->cap_step ? r->v : 0, (size_t)cap * sizeof(uint32_t));
     if (!v) return PS_E_NOMEM;
-    if (!r->cap) v[0] = r->one;
+    if (!r->cap_step) v[0] = r->one;
     r->v = v;
-    r->cap = cap;
+    r->cap_step = step;
     return PS_OK;
 }
 
@@ -264,7 +283,7 @@ static uint32_t *rec_sorted(name_rec *r)
 
 static void rec_free(name_rec *r)
 {
-    free(r->v);
+    if (r->cap_step) free(r->v);
     memset(r, 0, sizeof *r);
 }
 
@@ -422,10 +441,10 @@ static uint32_t clear_type(type_buf *t)
     /* Big per-name arrays are freed (O(entries / BIG) at most); small ones stay for reuse. */
     for (uint32_t i = 0; i < t->big.len; i++) {
         name_rec *r = &t->recs[t->big.v[i]];
-        if (r->cap > BIG) {
+        if (rec_cap(r->cap_step) > BIG) {
             free(r->v);
             r->v = 0;
-            r->cap = 0;
+            r->cap_step = 0;
         }
         r->in_big = 0;
     }
@@ -455,10 +474,10 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
     }
     r->len = 0;
     r->unsorted = 0;
-    if (r->cap > BIG) {  /* a big array is given back; small ones stay for the name's reuse */
+    if (rec_cap(r->cap_step) > BIG) {  /* a big array is given back; small ones stay for reuse */
         free(r->v);
         r->v = 0;
-        r->cap = 0;
+        r->cap_step = 0;
     }
     t->dead += n;
     if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
@@ -530,7 +549,7 @@ PS_API double ps_timeline_bytes(void)
         b += (double)t->n_chunks * chunk_size(i) + (double)t->chunks_cap * sizeof(chunk *) +
              (double)t->free_idx.cap * 4 + (double)t->list.cap * 4 + (double)t->big.cap * 4 +
              (double)t->recs_cap * sizeof(name_rec);
-        for (uint32_t id = 0; id < t->recs_cap; id++) b += (double)t->recs[id].cap * 4;
+        for (uint32_t id = 0; id < t->recs_cap; id++) b += (double)rec_cap(t->recs[id].cap_step) * 4;
     }
     return b;
 }
