@@ -450,7 +450,7 @@ static uint32_t clear_type(type_buf *t)
     }
     ps__vec_free(&t->big);
     if (++t->epoch > EPOCH_MASK) {
-        /* After 2^31 clears the epoch wraps: forget every record for real, once. */
+        /* After 2^24 clears the epoch wraps: forget every record for real, once. */
         for (uint32_t id = 0; id < t->recs_cap; id++) rec_free(&t->recs[id]);
         t->epoch = 1;
     }

@@ -345,6 +345,23 @@ TEST(clearing_a_type_frees_its_chunks_and_writes_no_result)
     CHECK(release_names() >= 1); /* "q" */
 }
 
+/* The per-name records go stale by epoch; the 24-bit epoch wraps after 2^24 bulk clears, and
+ * then every record is forgotten for real: no name may see entries from before. */
+TEST(records_stay_empty_across_the_epoch_wrap)
+{
+    clear_all();
+    CHECK(mark("wrap", 1) >= 0);
+    /* Exactly 2^24 clears: the masked epoch comes back to the one the record was made in. */
+    for (uint32_t i = 0; i < 1u << 24; i++) ps_timeline_clear(PS_TYPE_MARK, -1);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 0);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_E_SYNTAX);
+    CHECK(mark("wrap", 5) >= 0);
+    CHECK(mark("wrap", 3) >= 0);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 2);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_OK);
+    CHECK_EQ_DBL(ps_out_ptr()[0], 5);
+}
+
 int main(void)
 {
     RUN(name_ids_are_distinct_and_reused_after_release);
@@ -362,6 +379,7 @@ int main(void)
     RUN(clear_by_name_between_out_of_order_adds);
     RUN(the_latest_mark_is_kept_whatever_the_add_order);
     RUN(clearing_a_type_frees_its_chunks_and_writes_no_result);
+    RUN(records_stay_empty_across_the_epoch_wrap);
     clear_all();
     release_names();
     return CHECK_DONE();
