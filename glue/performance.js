@@ -133,19 +133,20 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
 
   // A time argument of measure(), after conversion: a number (a timestamp), a string (a mark
   // name) or, for a PerformanceTiming attribute name that cannot be read, the error to throw.
-  // The core takes it as a kind and a value.
-  const argKind = (a) =>
+  // The core takes it as a kind and a value: the timestamp, the name's id (undefined for a
+  // name never used) or nothing.
+  const argValue = (a) =>
+    typeof a === 'number' ? a : typeof a === 'string' ? timeline.names.get(a) : undefined;
+  const argKind = (a, value) =>
     a === undefined
       ? ABSENT
       : typeof a === 'number'
         ? TIME
         : typeof a === 'string'
-          ? timeline.names.has(a)
-            ? NAMED
-            : UNKNOWN
+          ? value === undefined
+            ? UNKNOWN
+            : NAMED
           : HOST_ERROR;
-  const argValue = (a) =>
-    typeof a === 'number' ? a : typeof a === 'string' ? (timeline.names.get(a) ?? 0) : 0;
 
   /** User Timing 3 §convert a name to a timestamp (PerformanceTiming attribute names): the
    *  timestamp, or the error to throw; any other name is returned as it is. */
@@ -222,8 +223,10 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       // Only now, with every argument converted, are mark names looked up.
       const s = timingArg(start, context),
         e = timingArg(end, context);
-      const sKind = argKind(s),
-        eKind = argKind(e);
+      const sVal = argValue(s),
+        eVal = argValue(e);
+      const sKind = argKind(s, sVal),
+        eKind = argKind(e, eVal);
       const dKind = duration === undefined ? ABSENT : TIME,
         dVal = duration === undefined ? 0 : duration;
       // now() is read only when the algorithm takes the end time from it.
@@ -232,11 +235,11 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
         hasOptions,
         endGiven,
         sKind,
-        argValue(s),
+        sVal === undefined ? 0 : sVal,
         dKind,
         dVal,
         eKind,
-        argValue(e),
+        eVal === undefined ? 0 : eVal,
         now,
       );
       const o = out();
