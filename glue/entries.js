@@ -64,15 +64,16 @@ export function place(c, i, name, startTime, duration, detail) {
 }
 
 // Entries outside the buffer (constructed by user code, dropped by a full buffer, or cleared
-// by name, whose index the buffer reuses): the next index of the type's loose chunk.
+// by name, whose index the buffer reuses) take the next index of their type's loose chunk:
+// entry `e` is moved there, or (e === null) a new entry is made there.
 const loose = { mark: null, measure: null };
-function looseIndex(entryType) {
+function inLoose(e, entryType, name, startTime, duration, detail) {
   let c = loose[entryType];
-  if (c === null || c.used === CHUNK) {
-    c = loose[entryType] = new Chunk(entryType);
-    c.o = null;
-  }
-  return c.used++;
+  if (c === null || c.used === CHUNK) (c = loose[entryType] = new Chunk(entryType)).o = null;
+  const i = c.used++;
+  place(c, i, name, startTime, duration, detail);
+  if (e === null) return newEntry(c, i);
+  setPlace(e, c, i);
 }
 
 let setPlace, entryDetail;
@@ -158,12 +159,8 @@ export class PerformanceEntry {
     detach = (e) => {
       const c = e.#c,
         i = e.#i;
-      const k = looseIndex(c.entryType),
-        to = loose[c.entryType];
-      place(to, k, c.n[i], c.s[i], c.d === null ? 0 : c.d[i], detailAt(c, i));
-      if (to.v !== null) to.v[k] = c.v[i];
-      e.#c = to;
-      e.#i = k;
+      inLoose(e, c.entryType, c.n[i], c.s[i], c.d === null ? 0 : c.d[i], detailAt(c, i));
+      if (c.v !== null) e.#c.v[e.#i] = c.v[i];
     };
   }
 }
@@ -177,12 +174,8 @@ export function newEntry(c, i) {
 }
 
 /** An entry that is not in the buffer, with its values in the type's loose chunk. */
-export function looseEntry(entryType, name, startTime, duration, detail) {
-  const i = looseIndex(entryType),
-    c = loose[entryType];
-  place(c, i, name, startTime, duration, detail);
-  return newEntry(c, i);
-}
+export const looseEntry = (entryType, name, startTime, duration, detail) =>
+  inLoose(null, entryType, name, startTime, duration, detail);
 
 /** The steps of the PerformanceMark constructor after argument conversion (User Timing 3):
  *  returns done(arg, name, startTime, detail). */
@@ -210,11 +203,7 @@ const timingName = (context, name) =>
     `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`,
   );
 
-const placeLoose = (e, name, startTime, detail) => {
-  const i = looseIndex('mark');
-  place(loose.mark, i, name, startTime, 0, detail);
-  setPlace(e, loose.mark, i);
-};
+const placeLoose = (e, name, startTime, detail) => inLoose(e, 'mark', name, startTime, 0, detail);
 
 export class PerformanceMark extends PerformanceEntry {
   constructor(markName, markOptions = undefined, index = 0) {
