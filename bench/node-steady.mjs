@@ -17,10 +17,15 @@ const names = Array.from({ length: 100 }, (_, i) => `name-${i}`);
 const ids = Array.from({ length: 64 }, (_, i) => `request-${i}`);
 const open = new Float64Array(64);
 const BATCH = 50000;
+// Request ids: a name of its own per entry (the same 50,000 again after each clear).
+const unique = Array.from({ length: BATCH }, (_, i) => `request-${i.toString(36)}-${i}`);
 
 const workloads = {
   mark(k) {
     for (let i = 0; i < k; i++) p.mark(names[i % 100]);
+  },
+  'mark, a unique name each'(k) {
+    for (let i = 0; i < k; i++) p.mark(unique[i]);
   },
   'request spans'(k) {
     for (let i = 0; i < k; i++) {

@@ -350,6 +350,7 @@ if (!skip('clearMarks(name)')) {
 // rounds interleaved across processes, median per implementation.
 for (const [workload, n] of [
   ['mark', 4e6],
+  ['mark, a unique name each', 2e6],
   ['request spans', 2e6],
   ['nested', 2e6],
 ]) {
