@@ -33,17 +33,18 @@ function forward(attr, obj) {
 
 // Entry values live in columns, CHUNK entries to a chunk; an entry object is (chunk, index).
 // Memory per buffered mark is a target: an object of two fields (40 B on 64-bit V8) plus a
-// double, a name pointer and the object pointer in the columns, and no boxed startTime.
+// double and a name pointer in the columns (and the timeline's pointer to the object), and no
+// boxed startTime.
 // A chunk outlives the buffer: an entry held after a clear keeps reading its own values.
 export const CHUNK_BITS = 12;
 export const CHUNK = 1 << CHUNK_BITS;
 
-/** One chunk of entries of one type: the columns (entry objects, startTime, name, duration
- *  for measures; detail and navigationId made when first needed). */
+/** One chunk of entries of one type: the value columns (startTime, name, duration for
+ *  measures; detail and navigationId made when first needed). The entry objects are the
+ *  timeline's (a chunk held by an entry does not hold its neighbours). */
 export class Chunk {
   constructor(entryType) {
     this.entryType = entryType;
-    this.o = new Array(CHUNK); // the entry objects; null once the buffer dropped the chunk
     this.s = new Float64Array(CHUNK);
     this.n = new Array(CHUNK);
     this.d = entryType === 'measure' ? new Float64Array(CHUNK) : null;
@@ -69,7 +70,7 @@ export function place(c, i, name, startTime, duration, detail) {
 const loose = { mark: null, measure: null };
 function inLoose(e, entryType, name, startTime, duration, detail) {
   let c = loose[entryType];
-  if (c === null || c.used === CHUNK) (c = loose[entryType] = new Chunk(entryType)).o = null;
+  if (c === null || c.used === CHUNK) c = loose[entryType] = new Chunk(entryType);
   const i = c.used++;
   place(c, i, name, startTime, duration, detail);
   if (e === null) return newEntry(c, i);

@@ -1,8 +1,8 @@
 // The timeline of one realm: the core's entry buffer for the types perfshim owns (mark,
 // measure), the host's timeline for every other type, and the observer registry that
-// "queue a PerformanceEntry" feeds. JS keeps what must be JS: the entry objects and their
-// values in column chunks (slot -> chunk and index, so queries return the same objects every
-// time, and an entry held after a clear keeps its chunk) and the name -> id map.
+// "queue a PerformanceEntry" feeds. JS keeps what must be JS: the entry objects (slot ->
+// object, so queries return the same objects every time), their values in column chunks (an
+// entry held after a clear keeps its chunk) and the name -> id map.
 import { PS_E_LIMIT, PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
 import { Chunk, CHUNK_BITS, CHUNK, place, newEntry, looseEntry, detach } from './entries.js';
 import {
@@ -126,9 +126,10 @@ export class Timeline {
     this.core = core;
     this.names = new Map(); // name -> id in the core (the only copy of the string)
     this.releaseAt = 4096; // names held before unused ones are released
-    // Per type: (slot >>> 1) >> CHUNK_BITS -> the Chunk holding that slot's entry (slot & 1 is
-    // the type).
+    // Per type (slot & 1), by j = (slot >>> 1) >> CHUNK_BITS: chunks[type][j] the Chunk holding
+    // that slot's values, objects[type][j] the array of its entry objects.
     this.chunks = OWNED_TYPES.map(() => []);
+    this.objects = OWNED_TYPES.map(() => []);
     this.host =
       host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
     this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
@@ -170,12 +171,15 @@ export class Timeline {
       return looseEntry(OWNED_TYPES[type], name, startTime, duration, detail);
     }
     const k = slot >>> 1,
-      chunks = this.chunks[type];
-    let c = chunks[k >>> CHUNK_BITS];
-    if (c === undefined) c = chunks[k >>> CHUNK_BITS] = new Chunk(OWNED_TYPES[type]);
-    const i = k & (CHUNK - 1);
+      j = k >>> CHUNK_BITS,
+      i = k & (CHUNK - 1);
+    let c = this.chunks[type][j];
+    if (c === undefined) {
+      c = this.chunks[type][j] = new Chunk(OWNED_TYPES[type]);
+      this.objects[type][j] = new Array(CHUNK);
+    }
     place(c, i, name, startTime, duration, detail);
-    return (c.o[i] = newEntry(c, i));
+    return (this.objects[type][j][i] = newEntry(c, i));
   }
 
   /** Our entries of an owned type index (or -1 = all owned types), optionally one name. */
@@ -189,12 +193,12 @@ export class Timeline {
     const n = core.check(core.x.ps_timeline_query(type, id), 'perfshim');
     const mem = core.u32(),
       base = core.results();
-    const chunks = this.chunks;
+    const objects = this.objects;
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
       const s = mem[base + i],
         k = s >>> 1;
-      out[i] = chunks[s & 1][k >>> CHUNK_BITS].o[k & (CHUNK - 1)];
+      out[i] = objects[s & 1][k >>> CHUNK_BITS][k & (CHUNK - 1)];
     }
     return out;
   }
@@ -255,22 +259,22 @@ export class Timeline {
     const core = this.core;
     const n = core.check(core.x.ps_timeline_clear(type, id), 'perfshim');
     if (id < 0) {
-      // The core dropped the whole type (and reports no slots): so does the chunk table, in
-      // O(chunks). An entry still held keeps its chunk's columns, not its neighbours.
-      for (const c of this.chunks[type]) if (c !== undefined) c.o = null;
+      // The core dropped the whole type (and reports no slots): so do the tables, in O(1). An
+      // entry still held keeps its own chunk's values.
       this.chunks[type] = [];
+      this.objects[type] = [];
       return;
     }
     // The core reuses these slots: each entry object gets values of its own first.
     const mem = core.u32(),
       base = core.results();
-    const chunks = this.chunks[type];
-    for (let j = 0; j < n; j++) {
-      const k = mem[base + j] >>> 1,
-        c = chunks[k >>> CHUNK_BITS],
-        i = k & (CHUNK - 1);
-      detach(c.o[i]);
-      c.o[i] = undefined;
+    for (let m = 0; m < n; m++) {
+      const k = mem[base + m] >>> 1,
+        j = k >>> CHUNK_BITS,
+        i = k & (CHUNK - 1),
+        c = this.chunks[type][j];
+      detach(this.objects[type][j][i]);
+      this.objects[type][j][i] = undefined;
       c.n[i] = undefined;
       if (c.x !== null) c.x[i] = undefined;
     }
