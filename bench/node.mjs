@@ -1,11 +1,13 @@
 // make bench (Node part): perfshim vs Node's own perf_hooks, same process, interleaved rounds,
 // median per-operation times and their ratio. Run with --expose-gc for the memory figures.
+// `--baseline=DIR` (a checkout of another revision, e.g. from `git archive`) adds that
+// revision's glue to the same interleaved rounds: before/after, side by side in one run.
 import { performance as ours, PerformanceObserver as OurObserver } from '../glue/index.js';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const host = globalThis.performance;
 const HostObserver = globalThis.PerformanceObserver;
@@ -15,6 +17,10 @@ const rows = [];
 // `node bench/node.mjs --only=measure` runs the rows whose label contains that text.
 const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7);
 const skip = (label) => only && !label.includes(only);
+const baselineDir = (process.argv.find((a) => a.startsWith('--baseline=')) || '').slice(11);
+const base = baselineDir
+  ? (await import(pathToFileURL(join(resolve(baselineDir), 'glue/index.js')).href)).performance
+  : null;
 
 function time(fn, n) {
   const t0 = process.hrtime.bigint();
@@ -28,18 +34,15 @@ const yieldTask = () => new Promise((resolve) => setImmediate(resolve));
  *  real code does: observers deliver); records [hostNs, oursNs]. */
 async function compare(label, setup, run, n, rounds = 7, target = '', heavy = false) {
   if (skip(label)) return;
-  const h = [],
-    o = [];
+  const impls = [
+    [host, []],
+    [ours, []],
+  ];
+  if (base) impls.push([base, []]);
   for (let r = 0; r < rounds; r++) {
-    for (const [impl, out] of r % 2
-      ? [
-          [ours, o],
-          [host, h],
-        ]
-      : [
-          [host, h],
-          [ours, o],
-        ]) {
+    // Each round starts with a different implementation (rotating order).
+    for (let k = 0; k < impls.length; k++) {
+      const [impl, out] = impls[(r + k) % impls.length];
       impl.clearMarks();
       impl.clearMeasures();
       const state = setup(impl);
@@ -51,19 +54,23 @@ async function compare(label, setup, run, n, rounds = 7, target = '', heavy = fa
       await yieldTask();
     }
   }
-  host.clearMarks();
-  host.clearMeasures();
-  ours.clearMarks();
-  ours.clearMeasures();
-  const hn = median(h),
-    on = median(o);
-  rows.push({
+  for (const [impl] of impls) {
+    impl.clearMarks();
+    impl.clearMeasures();
+  }
+  const [hn, on, bn] = impls.map(([, out]) => median(out));
+  const row = {
     workload: label,
     'node (ns/op)': hn.toFixed(0),
     'perfshim (ns/op)': on.toFixed(0),
     ratio: (on / hn).toFixed(3),
-    target,
-  });
+  };
+  if (base) {
+    row['baseline (ns/op)'] = bn.toFixed(0);
+    row['baseline ratio'] = (bn / hn).toFixed(3);
+  }
+  row.target = target;
+  rows.push(row);
 }
 
 const names = Array.from({ length: 100 }, (_, i) => `name-${i}`);
@@ -339,24 +346,68 @@ if (!skip('clearMarks(name)')) {
   });
 }
 
+// Steady state, each implementation in a process of its own (its own garbage collection):
+// rounds interleaved across processes, median per implementation.
+for (const [workload, n] of [
+  ['mark', 4e6],
+  ['mark, a unique name each', 2e6],
+  ['request spans', 2e6],
+  ['nested', 2e6],
+]) {
+  const label = `${workload}: steady state, own process, ${n.toLocaleString('en')} ops`;
+  if (skip(label)) continue;
+  const steady = fileURLToPath(new URL('./node-steady.mjs', import.meta.url));
+  const dirs = [
+    ['host', '.'],
+    ['ours', fileURLToPath(new URL('..', import.meta.url))],
+  ];
+  if (baselineDir) dirs.push(['ours', baselineDir]);
+  const times = dirs.map(() => []);
+  for (let r = 0; r < 3; r++) {
+    for (let k = 0; k < dirs.length; k++) {
+      const j = (r + k) % dirs.length;
+      const out = spawnSync(process.execPath, [steady, ...dirs[j], workload, String(n)], {
+        encoding: 'utf8',
+      });
+      times[j].push(Number(out.stdout.trim()));
+    }
+  }
+  const [hn, on, bn] = times.map(median);
+  const row = {
+    workload: label,
+    'node (ns/op)': hn.toFixed(0),
+    'perfshim (ns/op)': on.toFixed(0),
+    ratio: (on / hn).toFixed(3),
+  };
+  if (baselineDir) {
+    row['baseline (ns/op)'] = bn.toFixed(0);
+    row['baseline ratio'] = (bn / hn).toFixed(3);
+  }
+  row.target = '≤ 0.5';
+  rows.push(row);
+}
+
 console.table(rows);
 
 // Memory per buffered mark and the 10M-mark run, each in a child process of its own.
 const self = fileURLToPath(new URL('./node-memory.mjs', import.meta.url));
+const baseScript = baselineDir ? join(resolve(baselineDir), 'bench/node-memory.mjs') : null;
 const memoryRuns = [
-  ['host', '1000000'],
-  ['ours', '1000000'],
-  ['host', '1000000', 'unique'],
-  ['ours', '1000000', 'unique'],
-  ['ours', '10000000'],
+  [self, 'host', '1000000'],
+  [self, 'ours', '1000000'],
+  ...(baseScript ? [[baseScript, 'ours', '1000000']] : []),
+  [self, 'host', '1000000', 'unique'],
+  [self, 'ours', '1000000', 'unique'],
+  ...(baseScript ? [[baseScript, 'ours', '1000000', 'unique']] : []),
+  [self, 'ours', '10000000'],
 ];
-for (const args of skip('memory') ? [] : memoryRuns) {
+for (const [script, ...args] of skip('memory') ? [] : memoryRuns) {
   const r = spawnSync(
     process.execPath,
-    ['--expose-gc', '--max-old-space-size=8192', self, ...args],
+    ['--expose-gc', '--max-old-space-size=8192', script, ...args],
     { encoding: 'utf8' },
   );
-  process.stdout.write(r.stdout || r.stderr);
+  process.stdout.write(`${script === self ? '' : 'baseline '}${r.stdout || r.stderr}`);
 }
 
 // Synchronous install time in a fresh process: import 'perfshim/auto' (the package's bundled

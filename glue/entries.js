@@ -1,7 +1,8 @@
 // The entry interfaces: PerformanceEntry, PerformanceMark, PerformanceMeasure, shaped like a
 // browser's (accessors and operations on prototypes, enumerable; brand checks; illegal
-// constructors; Symbol.toStringTag). Entry objects carry their own values so they stay valid
-// after they are cleared from the buffer; the core holds the copies it searches.
+// constructors; Symbol.toStringTag). Entry values live in JS column chunks that the entry
+// objects reference, so an entry stays valid after it is cleared from the buffer; the core
+// holds the copies it searches and orders.
 //
 // Host entries (resource, navigation, paint, Node's function/gc/...) are not ours: the
 // PerformanceEntry accessors forward them to the host's own accessors, and `instanceof
@@ -21,9 +22,6 @@ import {
 const INTERNAL = Symbol('perfshim.internal');
 const illegal = (what) => new TypeError(`${what}: Illegal invocation`);
 
-// Values for the next internal construction (set just before `new`, read by the constructor).
-const pending = { name: '', startTime: 0, duration: 0, detail: null };
-
 const nativeEntryProto = native.PerformanceEntry ? native.PerformanceEntry.prototype : null;
 /** A host entry's attribute, read through its own prototype chain (subclasses such as
  *  PerformanceResourceTiming override startTime); anything else is an illegal invocation. */
@@ -33,150 +31,192 @@ function forward(attr, obj) {
   throw illegal(`Failed to read the '${attr}' property from 'PerformanceEntry'`);
 }
 
-let entryDetail;
+// Entry values live in columns, CHUNK entries to a chunk; an entry object is (chunk, index).
+// Memory per buffered mark is a target: an object of two fields (40 B on 64-bit V8) plus a
+// double and a name pointer in the columns (and the timeline's pointer to the object), and no
+// boxed startTime.
+// A chunk outlives the buffer: an entry held after a clear keeps reading its own values.
+export const CHUNK_BITS = 12;
+export const CHUNK = 1 << CHUNK_BITS;
 
-// entryType and navigationId live in one shared object per (type, navigation): one field
-// per entry instead of two (memory per buffered mark is a target).
-const metas = new Map();
-let lastMeta = { entryType: '', navigationId: undefined };
-function metaFor(entryType) {
-  const navigationId = hasNavigationId ? currentNavigationId() : undefined;
-  if (lastMeta.entryType === entryType && lastMeta.navigationId === navigationId) return lastMeta;
-  let m = metas.get(entryType);
-  if (!m || m.navigationId !== navigationId) {
-    m = Object.freeze({ entryType, navigationId });
-    metas.set(entryType, m);
+/** One chunk of entries of one type: the value columns (startTime, name, duration for
+ *  measures; detail and navigationId made when first needed). The entry objects are the
+ *  timeline's (a chunk held by an entry does not hold its neighbours). */
+export class Chunk {
+  constructor(entryType) {
+    this.entryType = entryType;
+    this.s = new Float64Array(CHUNK);
+    this.n = new Array(CHUNK);
+    this.d = entryType === 'measure' ? new Float64Array(CHUNK) : null;
+    this.x = null; // details (null = every detail is null)
+    this.v = hasNavigationId ? new Array(CHUNK) : null; // navigationIds
+    this.used = 0; // loose chunks: indexes handed out
   }
-  lastMeta = m;
-  return m;
 }
 
-// A mark's duration is always 0: only measures carry a duration field (memory per buffered
-// mark is a target; each field is 8 bytes).
-let measureDuration;
+/** Write an entry's values at index i of chunk c. */
+export function place(c, i, name, startTime, duration, detail) {
+  c.s[i] = startTime;
+  c.n[i] = name;
+  if (c.d !== null) c.d[i] = duration;
+  if (detail !== null) (c.x || (c.x = new Array(CHUNK)))[i] = detail;
+  else if (c.x !== null) c.x[i] = undefined;
+  if (c.v !== null) c.v[i] = currentNavigationId();
+}
+
+// Entries outside the buffer (constructed by user code, dropped by a full buffer, or cleared
+// by name, whose index the buffer reuses) take the next index of their type's loose chunk:
+// entry `e` is moved there, or (e === null) a new entry is made there.
+const loose = { mark: null, measure: null };
+function inLoose(e, entryType, name, startTime, duration, detail) {
+  let c = loose[entryType];
+  if (c === null || c.used === CHUNK) c = loose[entryType] = new Chunk(entryType);
+  const i = c.used++;
+  place(c, i, name, startTime, duration, detail);
+  if (e === null) return newEntry(c, i);
+  setPlace(e, c, i);
+}
+
+let setPlace, entryDetail;
+/** Give a buffered entry (about to leave the buffer while its index is reused) values of its
+ *  own, in the type's loose chunk. */
+export let detach;
+const detailAt = (c, i) => {
+  const d = c.x === null ? undefined : c.x[i];
+  return d === undefined ? null : d;
+};
 
 export class PerformanceEntry {
-  #name;
-  #meta;
-  #startTime;
-  #detail;
+  #c;
+  #i;
 
-  constructor(token) {
+  constructor(token, chunk, index) {
     if (token !== INTERNAL)
       throw new TypeError(`${failedConstruct('PerformanceEntry')}: Illegal constructor`);
-    this.#name = pending.name;
-    this.#meta = metaFor(pending.entryType);
-    this.#startTime = pending.startTime;
-    this.#detail = pending.detail;
+    this.#c = chunk;
+    this.#i = index;
   }
 
   get name() {
-    return #name in this ? this.#name : forward('name', this);
+    return #c in this ? this.#c.n[this.#i] : forward('name', this);
   }
   get entryType() {
-    return #meta in this ? this.#meta.entryType : forward('entryType', this);
+    return #c in this ? this.#c.entryType : forward('entryType', this);
   }
   get startTime() {
-    return #startTime in this ? this.#startTime : forward('startTime', this);
+    return #c in this ? this.#c.s[this.#i] : forward('startTime', this);
   }
   get duration() {
-    if (!(#meta in this)) return forward('duration', this);
-    return this.#meta.entryType === 'measure' ? measureDuration(this) : 0;
+    if (!(#c in this)) return forward('duration', this);
+    const d = this.#c.d;
+    return d === null ? 0 : d[this.#i];
   }
   get navigationId() {
-    return #meta in this ? this.#meta.navigationId : forward('navigationId', this);
+    return #c in this ? this.#c.v[this.#i] : forward('navigationId', this);
   }
 
   toJSON() {
-    if (!(#name in this)) {
+    if (!(#c in this)) {
       if (nativeEntryProto && this instanceof native.PerformanceEntry)
         return nativeEntryProto.toJSON.call(this);
       throw illegal(failed('toJSON', 'PerformanceEntry'));
     }
+    const c = this.#c,
+      i = this.#i;
     const json = {
-      name: this.#name,
-      entryType: this.#meta.entryType,
-      startTime: this.#startTime,
-      duration: this.#meta.entryType === 'measure' ? measureDuration(this) : 0,
+      name: c.n[i],
+      entryType: c.entryType,
+      startTime: c.s[i],
+      duration: c.d === null ? 0 : c.d[i],
     };
-    if (hasNavigationId) json.navigationId = this.#meta.navigationId;
-    json.detail = this.#detail;
+    if (hasNavigationId) json.navigationId = c.v[i];
+    json.detail = detailAt(c, i);
     return json;
   }
 
   /** Node's util.inspect shows the attributes, as it does for its own entries. */
   [Symbol.for('nodejs.util.inspect.custom')](depth, options, inspect) {
     const tag = this[Symbol.toStringTag] || 'PerformanceEntry';
-    if (!(#name in this) || typeof inspect !== 'function') return tag;
+    if (!(#c in this) || typeof inspect !== 'function') return tag;
     return `${tag} ${inspect(this.toJSON(), { ...options, depth: options.depth == null ? null : options.depth - 1 })}`;
   }
 
   static [Symbol.hasInstance](v) {
     if (this !== PerformanceEntry) return Function.prototype[Symbol.hasInstance].call(this, v);
-    if (v !== null && typeof v === 'object' && #name in v) return true;
+    if (v !== null && typeof v === 'object' && #c in v) return true;
     return !!native.PerformanceEntry && v instanceof native.PerformanceEntry;
   }
 
   static {
     entryDetail = (v, iface, entryType) => {
-      if (
-        v === null ||
-        typeof v !== 'object' ||
-        !(#detail in v) ||
-        v.#meta.entryType !== entryType
-      ) {
+      if (v === null || typeof v !== 'object' || !(#c in v) || v.#c.entryType !== entryType)
         throw illegal(`Failed to read the 'detail' property from '${iface}'`);
-      }
-      return v.#detail;
+      return detailAt(v.#c, v.#i);
+    };
+    setPlace = (e, c, i) => {
+      e.#c = c;
+      e.#i = i;
+    };
+    detach = (e) => {
+      const c = e.#c,
+        i = e.#i;
+      inLoose(e, c.entryType, c.n[i], c.s[i], c.d === null ? 0 : c.d[i], detailAt(c, i));
+      if (c.v !== null) e.#c.v[e.#i] = c.v[i];
     };
   }
 }
 if (!hasNavigationId) delete PerformanceEntry.prototype.navigationId;
 
-/** Create an entry object without argument checks (the caller has done them). */
-export function makeEntry(Ctor, entryType, name, startTime, duration, detail) {
-  pending.entryType = entryType;
-  pending.name = name;
-  pending.startTime = startTime;
-  pending.duration = duration;
-  pending.detail = detail;
-  return new Ctor(INTERNAL);
+/** An entry object for index i of chunk c (its values placed there). */
+export function newEntry(c, i) {
+  return c.d === null
+    ? new PerformanceMark(INTERNAL, c, i)
+    : new PerformanceMeasure(INTERNAL, c, i);
 }
 
-/** The steps of the PerformanceMark constructor after argument conversion (User Timing 3). */
-function markSteps(context, name, options) {
+/** An entry that is not in the buffer, with its values in the type's loose chunk. */
+export const looseEntry = (entryType, name, startTime, duration, detail) =>
+  inLoose(null, entryType, name, startTime, duration, detail);
+
+/** The steps of the PerformanceMark constructor after argument conversion (User Timing 3):
+ *  returns done(arg, name, startTime, detail). */
+export function markSteps(context, name, options, done, arg) {
   const src = dictionarySource(options, context, 'PerformanceMarkOptions');
-  // Dictionary members are read in lexicographic order: detail, startTime.
-  const rawDetail = src === null ? undefined : src.detail;
-  const rawStart = src === null ? undefined : src.startTime;
-  const startTime = rawStart === undefined ? undefined : toDouble(rawStart, context, 'startTime');
-  if (isWindow && TIMING_NAMES.has(name)) {
-    throw domException(
-      'SyntaxError',
-      `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`,
-    );
+  if (src === null) {
+    if (isWindow && TIMING_NAMES.has(name)) throw timingName(context, name);
+    return done(arg, name, nativeNow(), null);
   }
+  // Dictionary members are read in lexicographic order: detail, startTime.
+  const rawDetail = src.detail;
+  const rawStart = src.startTime;
+  const startTime = rawStart === undefined ? undefined : toDouble(rawStart, context, 'startTime');
+  if (isWindow && TIMING_NAMES.has(name)) throw timingName(context, name);
   if (startTime !== undefined && startTime < 0) {
     throw new TypeError(`${context}: '${nameInMessage(name)}' cannot have a negative start time.`);
   }
   const time = startTime === undefined ? nativeNow() : startTime;
-  const detail = cloneDetail(rawDetail, context);
-  // Set last: the steps above run user code (getters), which may itself create entries.
-  pending.startTime = time;
-  pending.detail = detail;
-  pending.name = name;
-  pending.entryType = 'mark';
-  pending.duration = 0;
+  return done(arg, name, time, cloneDetail(rawDetail, context));
 }
 
+const timingName = (context, name) =>
+  domException(
+    'SyntaxError',
+    `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`,
+  );
+
+const placeLoose = (e, name, startTime, detail) => inLoose(e, 'mark', name, startTime, 0, detail);
+
 export class PerformanceMark extends PerformanceEntry {
-  constructor(markName, markOptions = undefined) {
-    if (markName !== INTERNAL) {
-      const context = failedConstruct('PerformanceMark');
-      requireArgs(arguments.length, 1, context);
-      markSteps(context, toDOMString(markName, context), markOptions);
+  constructor(markName, markOptions = undefined, index = 0) {
+    if (markName === INTERNAL) {
+      super(INTERNAL, markOptions, index);
+      return;
     }
-    super(INTERNAL);
+    const context = failedConstruct('PerformanceMark');
+    requireArgs(arguments.length, 1, context);
+    const name = toDOMString(markName, context);
+    super(INTERNAL, null, 0);
+    markSteps(context, name, markOptions, placeLoose, this);
   }
 
   get detail() {
@@ -185,17 +225,10 @@ export class PerformanceMark extends PerformanceEntry {
 }
 
 export class PerformanceMeasure extends PerformanceEntry {
-  #duration;
-
-  constructor(token) {
+  constructor(token, chunk, index) {
     if (token !== INTERNAL)
       throw new TypeError(`${failedConstruct('PerformanceMeasure')}: Illegal constructor`);
-    super(INTERNAL);
-    this.#duration = pending.duration;
-  }
-
-  static {
-    measureDuration = (v) => v.#duration;
+    super(INTERNAL, chunk, index);
   }
 
   get detail() {
@@ -219,9 +252,3 @@ webidlShape(PerformanceMark, 'PerformanceMark');
 webidlShape(PerformanceMeasure, 'PerformanceMeasure');
 Object.defineProperty(PerformanceEntry, 'length', { value: 0 });
 Object.defineProperty(PerformanceMeasure, 'length', { value: 0 });
-
-/** PerformanceMark constructor steps plus construction, for performance.mark(). */
-export function createMark(context, name, options) {
-  markSteps(context, name, options);
-  return new PerformanceMark(INTERNAL);
-}

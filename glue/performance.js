@@ -20,8 +20,7 @@ import {
   PerformanceEntry,
   PerformanceMark,
   PerformanceMeasure,
-  makeEntry,
-  createMark,
+  markSteps,
   webidlShape,
 } from './entries.js';
 import { Timeline } from './timeline.js';
@@ -132,58 +131,46 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     throw new TypeError(`${failed(op, 'Performance')}: Illegal invocation`);
   }
 
-  // A time argument of measure(): [kind, value, error, name].
-  let argKind = ABSENT,
-    argValue = 0,
-    argError = null;
-  function timeArg(v, context) {
-    argError = null;
-    if (typeof v === 'number') {
-      argKind = TIME;
-      argValue = v;
-      return;
-    }
-    if (TIMING_NAMES.has(v)) {
-      timingArg(v, context);
-      return;
-    }
-    const id = timeline.names.get(v);
-    if (id === undefined) {
-      argKind = UNKNOWN;
-      argValue = 0;
-    } else {
-      argKind = NAMED;
-      argValue = id;
-    }
-  }
+  // A time argument of measure(), after conversion: a number (a timestamp), a string (a mark
+  // name) or, for a PerformanceTiming attribute name that cannot be read, the error to throw.
+  // The core takes it as a kind and a value: the timestamp, the name's id (undefined for a
+  // name never used) or nothing.
+  const argValue = (a) =>
+    typeof a === 'number' ? a : typeof a === 'string' ? timeline.names.get(a) : undefined;
+  const argKind = (a, value) =>
+    a === undefined
+      ? ABSENT
+      : typeof a === 'number'
+        ? TIME
+        : typeof a === 'string'
+          ? value === undefined
+            ? UNKNOWN
+            : NAMED
+          : HOST_ERROR;
 
-  /** User Timing 3 §convert a name to a timestamp (PerformanceTiming attribute names). */
+  /** User Timing 3 §convert a name to a timestamp (PerformanceTiming attribute names): the
+   *  timestamp, or the error to throw; any other name is returned as it is. */
   function timingArg(name, context) {
-    argKind = HOST_ERROR;
-    argValue = 0;
+    if (typeof name !== 'string' || !TIMING_NAMES.has(name)) return name;
     const timing = isWindow && nativePerformance ? nativePerformance.timing : undefined;
     if (!isWindow || !timing) {
-      argError = new TypeError(
+      return new TypeError(
         `${context}: '${name}' is a PerformanceTiming attribute and can only be used in a Window.`,
       );
-      return;
     }
-    if (name === 'navigationStart') {
-      argKind = TIME;
-      argValue = 0;
-      return;
-    }
+    if (name === 'navigationStart') return 0;
     const end = timing[name];
     if (end === 0) {
-      argError = domException(
+      return domException(
         'InvalidAccessError',
         `${context}: '${name}' is empty: either the event hasn't happened yet, or it would provide cross-origin timing information.`,
       );
-      return;
     }
-    argKind = TIME;
-    argValue = end - timing.navigationStart;
+    return end - timing.navigationStart;
   }
+
+  const addMark = (context, name, startTime, detail) =>
+    timeline.add(MARK, name, startTime, 0, detail, context);
 
   const methods = {
     mark(markName, markOptions = undefined) {
@@ -191,10 +178,8 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       check(this, 'mark');
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(markName, context);
-      const entry = createMark(context, name, markOptions);
-      const start = entry.startTime;
+      const entry = markSteps(context, name, markOptions, addMark, context);
       timeline.queue(entry, MARK);
-      timeline.store(core.x.ps_timeline_add(MARK, timeline.intern(name), start, 0), entry, context);
       if (hostWatchers.mark) toHost(MARK, entry);
       return entry;
     },
@@ -236,43 +221,31 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
         if (!hasOptions) end = e;
       }
       // Only now, with every argument converted, are mark names looked up.
-      let sKind = ABSENT,
-        sVal = 0,
-        sErr = null;
-      let eKind = ABSENT,
-        eVal = 0,
-        eErr = null;
+      const s = timingArg(start, context),
+        e = timingArg(end, context);
+      const sVal = argValue(s),
+        eVal = argValue(e);
+      const sKind = argKind(s, sVal),
+        eKind = argKind(e, eVal);
       const dKind = duration === undefined ? ABSENT : TIME,
         dVal = duration === undefined ? 0 : duration;
-      if (start !== undefined) {
-        timeArg(start, context);
-        sKind = argKind;
-        sVal = argValue;
-        sErr = argError;
-      }
-      if (end !== undefined) {
-        timeArg(end, context);
-        eKind = argKind;
-        eVal = argValue;
-        eErr = argError;
-      }
       // now() is read only when the algorithm takes the end time from it.
       const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
       const st = core.x.ps_usertiming_measure(
         hasOptions,
         endGiven,
         sKind,
-        sVal,
+        sVal === undefined ? 0 : sVal,
         dKind,
         dVal,
         eKind,
-        eVal,
+        eVal === undefined ? 0 : eVal,
         now,
       );
       const o = out();
       if (st !== PS_OK) {
         const arg = o[2];
-        if (st === PS_E_HOST_ARG) throw arg === 0 ? sErr : eErr;
+        if (st === PS_E_HOST_ARG) throw arg === 0 ? s : e;
         if (st === PS_E_SYNTAX) {
           throw statusError(
             st,
@@ -285,13 +258,8 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       const startTime = o[0],
         length = o[1];
       const detail = cloneDetail(rawDetail, context);
-      const entry = makeEntry(PerformanceMeasure, 'measure', name, startTime, length, detail);
+      const entry = timeline.add(MEASURE, name, startTime, length, detail, context);
       timeline.queue(entry, MEASURE);
-      timeline.store(
-        core.x.ps_timeline_add(MEASURE, timeline.intern(name), startTime, length),
-        entry,
-        context,
-      );
       if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;
     },
@@ -423,21 +391,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     },
     /** Buffer a mark or measure made elsewhere (the host's, at install) as one of ours. */
     adopt(type, name, startTime, duration, detail) {
-      const entry =
-        type === MARK
-          ? makeEntry(PerformanceMark, 'mark', name, startTime, 0, detail)
-          : makeEntry(PerformanceMeasure, 'measure', name, startTime, duration, detail);
-      timeline.store(
-        core.x.ps_timeline_add(
-          type,
-          timeline.intern(name),
-          startTime,
-          type === MARK ? 0 : duration,
-        ),
-        entry,
-        'perfshim',
-      );
-      return entry;
+      return timeline.add(type, name, startTime, type === MARK ? 0 : duration, detail, 'perfshim');
     },
   };
 }

@@ -1,8 +1,10 @@
 // The timeline of one realm: the core's entry buffer for the types perfshim owns (mark,
 // measure), the host's timeline for every other type, and the observer registry that
-// "queue a PerformanceEntry" feeds. JS keeps only what must be JS: the entry objects (slot ->
-// object, so queries return the same objects every time) and the name -> id map.
+// "queue a PerformanceEntry" feeds. JS keeps what must be JS: the entry objects (slot ->
+// object, so queries return the same objects every time), their values in column chunks (an
+// entry held after a clear keeps its chunk) and the name -> id map.
 import { PS_E_LIMIT, PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
+import { Chunk, CHUNK_BITS, CHUNK, place, newEntry, looseEntry, detach } from './entries.js';
 import {
   native,
   nativePerformance,
@@ -124,7 +126,10 @@ export class Timeline {
     this.core = core;
     this.names = new Map(); // name -> id in the core (the only copy of the string)
     this.releaseAt = 4096; // names held before unused ones are released
-    this.objects = OWNED_TYPES.map(() => []); // per type: slot >>> 1 -> entry object (slot & 1 is the type)
+    // Per type (slot & 1), by j = (slot >>> 1) >> CHUNK_BITS: chunks[type][j] the Chunk holding
+    // that slot's values, objects[type][j] the array of its entry objects.
+    this.chunks = OWNED_TYPES.map(() => []);
+    this.objects = OWNED_TYPES.map(() => []);
     this.host =
       host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
     this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
@@ -157,10 +162,24 @@ export class Timeline {
     this.releaseAt = Math.max(4096, this.names.size * 2);
   }
 
-  /** Record a slot returned by the core for `entry` (or nothing when it was dropped). */
-  store(slot, entry, context) {
-    if (slot >= 0) this.objects[slot & 1][slot >>> 1] = entry;
-    else if (slot !== PS_E_LIMIT) this.core.check(slot, context);
+  /** Buffer an entry (when the buffer is full it is only made) and return its object. */
+  add(type, name, startTime, duration, detail, context) {
+    const core = this.core;
+    const slot = core.x.ps_timeline_add(type, this.intern(name), startTime, duration);
+    if (slot < 0) {
+      if (slot !== PS_E_LIMIT) core.check(slot, context);
+      return looseEntry(OWNED_TYPES[type], name, startTime, duration, detail);
+    }
+    const k = slot >>> 1,
+      j = k >>> CHUNK_BITS,
+      i = k & (CHUNK - 1);
+    let c = this.chunks[type][j];
+    if (c === undefined) {
+      c = this.chunks[type][j] = new Chunk(OWNED_TYPES[type]);
+      this.objects[type][j] = new Array(CHUNK);
+    }
+    place(c, i, name, startTime, duration, detail);
+    return (this.objects[type][j][i] = newEntry(c, i));
   }
 
   /** Our entries of an owned type index (or -1 = all owned types), optionally one name. */
@@ -177,8 +196,9 @@ export class Timeline {
     const objects = this.objects;
     const out = new Array(n);
     for (let i = 0; i < n; i++) {
-      const s = mem[base + i];
-      out[i] = objects[s & 1][s >>> 1];
+      const s = mem[base + i],
+        k = s >>> 1;
+      out[i] = objects[s & 1][k >>> CHUNK_BITS][k & (CHUNK - 1)];
     }
     return out;
   }
@@ -239,14 +259,25 @@ export class Timeline {
     const core = this.core;
     const n = core.check(core.x.ps_timeline_clear(type, id), 'perfshim');
     if (id < 0) {
-      // The core dropped the whole type (and reports no slots): so does the object table.
+      // The core dropped the whole type (and reports no slots): so do the tables, in O(1). An
+      // entry still held keeps its own chunk's values.
+      this.chunks[type] = [];
       this.objects[type] = [];
       return;
     }
+    // The core reuses these slots: each entry object gets values of its own first.
     const mem = core.u32(),
       base = core.results();
-    const objects = this.objects[type];
-    for (let i = 0; i < n; i++) objects[mem[base + i] >>> 1] = undefined;
+    for (let m = 0; m < n; m++) {
+      const k = mem[base + m] >>> 1,
+        j = k >>> CHUNK_BITS,
+        i = k & (CHUNK - 1),
+        c = this.chunks[type][j];
+      detach(this.objects[type][j][i]);
+      this.objects[type][j][i] = undefined;
+      c.n[i] = undefined;
+      if (c.x !== null) c.x[i] = undefined;
+    }
   }
 
   /** Performance Timeline §queue a PerformanceEntry, observer part (buffering is the core's). */

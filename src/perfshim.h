@@ -84,8 +84,9 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id);
  * removed slots are written to the result buffer; for every name (-1), nothing is written (the
  * whole type's slots are void: drop them all) and nothing is allocated. */
 PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id);
-/* Read a buffered entry: returns its type and writes start time to out[0], duration to
- * out[1] and name id to out[2]; PS_E_NOT_FOUND for a free or cleared slot. */
+/* Read a buffered entry: returns its type and writes start time to out[0] and duration to
+ * out[1]; PS_E_NOT_FOUND for a free or cleared slot. (Names are the shim's: the core checks
+ * that a name's slots are that name's in debug builds only.) */
 PS_API int32_t ps_timeline_entry(uint32_t slot);
 /* Buffered entries of `type`, and entries dropped because its buffer was full. */
 PS_API uint32_t ps_timeline_count(uint32_t type);

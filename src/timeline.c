@@ -2,8 +2,8 @@
  * timeline.c — the performance entry buffer for the entry types the core owns (mark, measure).
  *
  * Data structure (one set per entry type):
- *   - Entries live in chunked columns (start, sequence, name id, state; a duration column for
- *     measures only: a mark's is 0), CHUNK entries a chunk, so growth never
+ *   - Entries live in chunked columns (start, sequence, state; a duration column for measures
+ *     only: a mark's is 0), CHUNK entries a chunk, so growth never
  *     copies existing entries. A slot is (index << 1 | type): each type has its own chunks, so
  *     clearing a type drops its chunks wholesale. Freed indexes go on a free list, reused first.
  *   - The type list: every slot of the type, a sorted prefix [0, sorted) in (startTime, sequence)
@@ -49,22 +49,30 @@ enum { LIVE = 0, DEAD = 1, FREE = 2 };
 typedef struct {
     double start[CHUNK];
     uint32_t seq[CHUNK];  /* wraps after 2^32 adds: only ties across types would misorder */
-    uint32_t name[CHUNK];
+#if defined(PS_DEBUG)
+    uint32_t name[CHUNK]; /* debug builds only, to check name records (the shim keeps names) */
+#endif
     uint8_t state[CHUNK];
     double dur[];         /* measures only */
 } chunk;
 
 typedef struct {
-    uint32_t *v;          /* the slots when cap > 0 (kept across clears for reuse) */
-    uint32_t len, cap;    /* cap == 0: at most one slot, in `one` */
-    uint32_t one;
+    union {
+        uint32_t *v;      /* the slots when cap_step > 0 (kept across clears for reuse) */
+        uint32_t one;     /* cap_step == 0: at most one slot, inline */
+    };
+    uint32_t len;
     uint32_t last_mark;   /* the latest of the slots (marks: the one a name converts to) */
-    uint32_t epoch : 30;  /* the record is empty unless this is its type's epoch */
+    uint32_t epoch : 24;  /* the record is empty unless this is its type's epoch */
     uint32_t unsorted : 1; /* the slots are not in timeline order */
     uint32_t in_big : 1;  /* the id is in its type's `big` list */
-} name_rec;
+    uint32_t cap_step : 6; /* room for rec_cap(cap_step) slots in v; 0: no array */
+} name_rec;               /* a name used once (a request id) costs this much per type */
+#if defined(__wasm32__)
+_Static_assert(sizeof(name_rec) == 16, "a name record is 16 bytes in wasm32");
+#endif
 
-#define EPOCH_MASK 0x3fffffffu
+#define EPOCH_MASK 0xffffffu
 #define BIG 64            /* arrays past this many slots are freed by a clear of the type */
 
 typedef struct {
@@ -219,7 +227,15 @@ static uint32_t *scratch_for(uint32_t n)
     return ps__vec_reserve(&scratch, n ? n : 1) == PS_OK ? scratch.v : 0;
 }
 
-static uint32_t *rec_slots(name_rec *r) { return r->cap ? r->v : &r->one; }
+/* Array sizes of name records by step: 4, 6, 8, 12, 16, 24, ... (by about 1.4 a step: these
+ * arrays hold every slot of a name, so their slack is per entry). 0 past 2^30. */
+static uint32_t rec_cap(uint32_t step)
+{
+    uint32_t k = step - 1, shift = k / 2 + 1;
+    return !step || shift > 28 ? 0 : (k & 1 ? 3u : 2u) << shift;
+}
+
+static uint32_t *rec_slots(name_rec *r) { return r->cap_step ? r->v : &r->one; }
 
 /* Room in a name's record for one more slot (the record made current first). */
 static int rec_reserve(type_buf *t, uint32_t name_id)
@@ -230,18 +246,20 @@ static int rec_reserve(type_buf *t, uint32_t name_id)
         r->unsorted = 0;
         r->epoch = t->epoch & EPOCH_MASK;
     }
-    if (r->len < (r->cap ? r->cap : 1)) return PS_OK;
-    uint32_t cap = r->cap ? r->cap * 2 : 4;
-    if (cap > 1u << 30) return PS_E_NOMEM;
+    uint32_t cap = r->cap_step ? rec_cap(r->cap_step) : 1;
+    if (r->len < cap) return PS_OK;
+    uint32_t step = r->cap_step + 1;
+    cap = rec_cap(step);
+    if (!cap) return PS_E_NOMEM;
     if (cap > BIG && !r->in_big) {
         if (ps__vec_push(&t->big, name_id) != PS_OK) return PS_E_NOMEM;
         r->in_big = 1;
     }
-    uint32_t *v = realloc(r->v, (size_t)cap * sizeof(uint32_t));
+    uint32_t *v = realloc(r->cap_step ? r->v : 0, (size_t)cap * sizeof(uint32_t));
     if (!v) return PS_E_NOMEM;
-    if (!r->cap) v[0] = r->one;
+    if (!r->cap_step) v[0] = r->one;
     r->v = v;
-    r->cap = cap;
+    r->cap_step = step;
     return PS_OK;
 }
 
@@ -261,7 +279,7 @@ static uint32_t *rec_sorted(name_rec *r)
 
 static void rec_free(name_rec *r)
 {
-    free(r->v);
+    if (r->cap_step) free(r->v);
     memset(r, 0, sizeof *r);
 }
 
@@ -328,7 +346,9 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
     c->start[ix] = start;
     if (type == PS_TYPE_MEASURE) c->dur[ix] = duration;
     c->seq[ix] = next_seq++;
+#if defined(PS_DEBUG)
     c->name[ix] = name_id;
+#endif
     c->state[ix] = LIVE;
     /* The new slot has the largest sequence: it is in order when it starts no earlier. */
     uint32_t n = t->list.len;
@@ -369,7 +389,9 @@ static int32_t query_name_all(uint32_t name_id)
     if ((m && !a) || (e && !b)) return PS_E_NOMEM;
     uint32_t *out = ps__result_reserve(nm + ne ? nm + ne : 1);
     if (!out) return PS_E_NOMEM;
-    return (int32_t)merge_into(out, a, nm, b, ne);
+    uint32_t n = merge_into(out, a, nm, b, ne);
+    for (uint32_t i = 0; i < n; i++) PS_ASSERT(AT(out[i])->name[IX(out[i])] == name_id);
+    return (int32_t)n;
 }
 
 /* Performance Timeline §filter buffer map by name and type (for the types owned here). */
@@ -385,6 +407,8 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id)
         uint32_t *out = v ? ps__result_reserve(r->len) : 0;
         if (!out) return PS_E_NOMEM;
         memcpy(out, v, (size_t)r->len * sizeof(uint32_t));
+        for (uint32_t i = 0; i < r->len; i++)
+            PS_ASSERT(AT(out[i])->name[IX(out[i])] == (uint32_t)name_id);
         return (int32_t)r->len;
     }
     for (int i = 0; i < PS_TYPE_COUNT; i++) {
@@ -413,16 +437,16 @@ static uint32_t clear_type(type_buf *t)
     /* Big per-name arrays are freed (O(entries / BIG) at most); small ones stay for reuse. */
     for (uint32_t i = 0; i < t->big.len; i++) {
         name_rec *r = &t->recs[t->big.v[i]];
-        if (r->cap > BIG) {
+        if (rec_cap(r->cap_step) > BIG) {
             free(r->v);
             r->v = 0;
-            r->cap = 0;
+            r->cap_step = 0;
         }
         r->in_big = 0;
     }
     ps__vec_free(&t->big);
     if (++t->epoch > EPOCH_MASK) {
-        /* After 2^31 clears the epoch wraps: forget every record for real, once. */
+        /* After 2^24 clears the epoch wraps: forget every record for real, once. */
         for (uint32_t id = 0; id < t->recs_cap; id++) rec_free(&t->recs[id]);
         t->epoch = 1;
     }
@@ -446,10 +470,10 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
     }
     r->len = 0;
     r->unsorted = 0;
-    if (r->cap > BIG) {  /* a big array is given back; small ones stay for the name's reuse */
+    if (rec_cap(r->cap_step) > BIG) {  /* a big array is given back; small ones stay for reuse */
         free(r->v);
         r->v = 0;
-        r->cap = 0;
+        r->cap_step = 0;
     }
     t->dead += n;
     if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
@@ -465,7 +489,6 @@ PS_API int32_t ps_timeline_entry(uint32_t slot)
     double *out = ps_out_ptr();
     out[0] = c->start[IX(slot)];
     out[1] = TYPE(slot) == PS_TYPE_MEASURE ? c->dur[IX(slot)] : 0;
-    out[2] = c->name[IX(slot)];
     return (int32_t)TYPE(slot);
 }
 
@@ -522,7 +545,7 @@ PS_API double ps_timeline_bytes(void)
         b += (double)t->n_chunks * chunk_size(i) + (double)t->chunks_cap * sizeof(chunk *) +
              (double)t->free_idx.cap * 4 + (double)t->list.cap * 4 + (double)t->big.cap * 4 +
              (double)t->recs_cap * sizeof(name_rec);
-        for (uint32_t id = 0; id < t->recs_cap; id++) b += (double)t->recs[id].cap * 4;
+        for (uint32_t id = 0; id < t->recs_cap; id++) b += (double)rec_cap(t->recs[id].cap_step) * 4;
     }
     return b;
 }

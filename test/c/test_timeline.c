@@ -1,5 +1,6 @@
 /* Native tests of the entry buffer, interning and the measure algorithm (ASan + UBSan). */
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 #include "perfshim.h"
 
@@ -215,6 +216,11 @@ TEST(many_entries_random_times_stay_sorted)
     int32_t n_even = ps_timeline_query(PS_TYPE_MARK, name("even"));
     CHECK_EQ_INT(n_even, 50000);
     ps_timeline_clear(PS_TYPE_MARK, name("even"));
+    /* What is left is exactly the odd marks: the same slots as the query by that name. */
+    n = ps_timeline_query(PS_TYPE_MARK, name("odd"));
+    CHECK_EQ_INT(n, 50000);
+    uint32_t *odd = malloc((size_t)n * sizeof(uint32_t));
+    memcpy(odd, ps_result_ptr(), (size_t)n * sizeof(uint32_t));
     n = ps_timeline_query(PS_TYPE_MARK, -1);
     CHECK_EQ_INT(n, 50000);
     int sorted = 1, odd_only = 1;
@@ -224,9 +230,10 @@ TEST(many_entries_random_times_stay_sorted)
         CHECK_EQ_INT(ps_timeline_entry(slot), PS_TYPE_MARK);
         double *out = ps_out_ptr();
         if (out[0] < prev) sorted = 0;
-        if (out[2] != name("odd")) odd_only = 0;
+        if (slot != odd[i]) odd_only = 0;
         prev = out[0];
     }
+    free(odd);
     CHECK(sorted);
     CHECK(odd_only);
     CHECK_EQ_INT(ps_timeline_entry(0xfffffff), PS_E_NOT_FOUND);
@@ -338,6 +345,23 @@ TEST(clearing_a_type_frees_its_chunks_and_writes_no_result)
     CHECK(release_names() >= 1); /* "q" */
 }
 
+/* The per-name records go stale by epoch; the 24-bit epoch wraps after 2^24 bulk clears, and
+ * then every record is forgotten for real: no name may see entries from before. */
+TEST(records_stay_empty_across_the_epoch_wrap)
+{
+    clear_all();
+    CHECK(mark("wrap", 1) >= 0);
+    /* Exactly 2^24 clears: the masked epoch comes back to the one the record was made in. */
+    for (uint32_t i = 0; i < 1u << 24; i++) ps_timeline_clear(PS_TYPE_MARK, -1);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 0);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_E_SYNTAX);
+    CHECK(mark("wrap", 5) >= 0);
+    CHECK(mark("wrap", 3) >= 0);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 2);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_OK);
+    CHECK_EQ_DBL(ps_out_ptr()[0], 5);
+}
+
 int main(void)
 {
     RUN(name_ids_are_distinct_and_reused_after_release);
@@ -355,6 +379,7 @@ int main(void)
     RUN(clear_by_name_between_out_of_order_adds);
     RUN(the_latest_mark_is_kept_whatever_the_add_order);
     RUN(clearing_a_type_frees_its_chunks_and_writes_no_result);
+    RUN(records_stay_empty_across_the_epoch_wrap);
     clear_all();
     release_names();
     return CHECK_DONE();

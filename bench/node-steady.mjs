@@ -1,0 +1,63 @@
+// One implementation in a process of its own, in steady state: N operations of a workload with
+// the buffer cleared every 50,000 entries (as a service that reports and clears does), timed
+// whole, garbage collection included. In one shared process the implementations' garbage is
+// collected together and each round pays for the others' (the in-process rows of `make bench`
+// swing 5x on that); here each pays for its own. Prints ns per operation.
+// Usage (bench/node.mjs runs it): node bench/node-steady.mjs host|ours GLUE_DIR WORKLOAD N
+import { pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
+
+const [which, glueDir, workload, count] = process.argv.slice(2);
+const p =
+  which === 'host'
+    ? globalThis.performance
+    : (await import(pathToFileURL(join(resolve(glueDir), 'glue/index.js')).href)).performance;
+const n = Number(count);
+const names = Array.from({ length: 100 }, (_, i) => `name-${i}`);
+const ids = Array.from({ length: 64 }, (_, i) => `request-${i}`);
+const open = new Float64Array(64);
+const BATCH = 50000;
+// Request ids: a name of its own per entry (the same 50,000 again after each clear).
+const unique = Array.from({ length: BATCH }, (_, i) => `request-${i.toString(36)}-${i}`);
+
+const workloads = {
+  mark(k) {
+    for (let i = 0; i < k; i++) p.mark(names[i % 100]);
+  },
+  'mark, a unique name each'(k) {
+    for (let i = 0; i < k; i++) p.mark(unique[i]);
+  },
+  'request spans'(k) {
+    for (let i = 0; i < k; i++) {
+      const j = i & 63;
+      p.measure(ids[j], { start: open[j] });
+      open[j] = p.now();
+    }
+  },
+  nested(k) {
+    for (let i = 0; i < k; i += 4) {
+      const t0 = p.now(),
+        t1 = p.now(),
+        t2 = p.now(),
+        t3 = p.now();
+      p.measure('d3', { start: t3 });
+      p.measure('d2', { start: t2 });
+      p.measure('d1', { start: t1 });
+      p.measure('d0', { start: t0 });
+    }
+  },
+};
+const run = workloads[workload];
+if (!run) throw new Error(`unknown workload '${workload}'`);
+for (let i = 0; i < 64; i++) open[i] = p.now();
+const all = (total) => {
+  for (let done = 0; done < total; done += BATCH) {
+    run(Math.min(BATCH, total - done));
+    p.clearMarks();
+    p.clearMeasures();
+  }
+};
+all(2 * BATCH); // warm-up
+const t0 = process.hrtime.bigint();
+all(n);
+console.log((Number(process.hrtime.bigint() - t0) / n).toFixed(1));
