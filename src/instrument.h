@@ -16,9 +16,10 @@
 #include "perfshim.h"
 
 /* One log record, written by the probes: an enter is (frame id, depth before the push), an exit
- * (-1, depth restored). */
+ * (-1, depth restored). Only some records are stamped (see instrument.c, "Stamps"); the others
+ * have time NaN. */
 typedef struct {
-    double time;      /* ms, the host clock of performance.now() */
+    double time;      /* ms, the host clock of performance.now(); NaN = not stamped */
     int32_t frame;    /* frame id, or -1 for an exit */
     int32_t depth;
 } ps_instrument_record;
@@ -27,6 +28,11 @@ typedef struct {
  * `name_len` UTF-8 bytes then the URL's `url_len` bytes; line and column 1-based (0 = absent).
  * Returns the id or a negative status (PS_E_ARG when `id` is not the next one). */
 PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_len, uint32_t line, uint32_t column);
+/* The per-frame flags the logger reads (1 = stamp every record that starts or ends a gap of this
+ * frame), one byte per registered frame: valid until the next ps_instrument_frame. A positive
+ * finite `long_gap_ms` sets the threshold at which a window or gap marks its frames slow (default
+ * 0.05 ms; the shim passes about twice its clock's granularity). */
+PS_API uint8_t *ps_instrument_flags(double long_gap_ms);
 /* The log: room for `capacity` records (at least 1). Returns its address or 0 (no memory). */
 PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity);
 /* Start a session feeding trace `trace` every `interval_ms` (> 0), first tick at start_ms +
@@ -34,7 +40,8 @@ PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity);
  * first (it replaces the stack rebuilt from the log: the caller consumes the log first).
  * Returns the session handle or a negative status. */
 PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double start_ms, uint32_t depth);
-/* Consume the first `count` log records, in order: before each record, every session takes the
+/* Consume the first `count` log records, in order (an unstamped record gets a time spread evenly
+ * between the stamps around it, see instrument.c): before each record, every session takes the
  * samples of its ticks earlier than the record's time (the stack active at the tick: its
  * instrumented frames, or no stack when none is active); then the stack changes. Records naming
  * an unregistered frame are skipped. Returns PS_OK or a negative status. */

@@ -6,8 +6,9 @@
 //     probes' shadow stack moves into shared memory and a sampler worker snapshots it every
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
-//   - log: elsewhere, the probes log (frame, depth, time) for every enter and exit into a log in
-//     the core's memory; the core turns the log into the stack active at each tick
+//   - log: elsewhere, the probes log (frame, depth) for every enter and exit into a log in the
+//     core's memory, with the time on a few records only (a clock read costs more than the rest
+//     of a probe); the core turns the log into the stack active at each tick
 //     (ps_instrument_consume / ps_instrument_advance). The log is handed over when it is full,
 //     every PUMP_MS, and at stop().
 // Both register the probes' frame table in the core once per frame and give the same trace.
@@ -20,6 +21,25 @@ const CONTEXT = 'perfshim profiler (instrumentation)';
 const LOG_RECORDS = 1 << 15; // 512 KB of log: handed over when full
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
+const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (src/instrument.c)
+const LONG_GAP_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
+
+/** The host clock's granularity in ms (browsers coarsen performance.now() to 0.1–1 ms without
+ *  cross-origin isolation): the smallest step seen over a few ticks, once per realm. */
+function clockGranularity() {
+  let a = nativeNow(),
+    best = Number.POSITIVE_INFINITY,
+    steps = 0;
+  for (let i = 0; i < 1e5 && steps < 3; i++) {
+    const b = nativeNow();
+    if (b !== a) {
+      if (b > a) best = Math.min(best, b - a);
+      a = b;
+      steps++;
+    }
+  }
+  return Number.isFinite(best) ? best : 1;
+}
 
 /** The interval both samplers use for a requested one (ms): the next whole millisecond, at
  *  least 1 ms (timers and the clocks of browsers without isolation are no finer). */
@@ -40,28 +60,59 @@ function stateOf(core) {
   let registered = 0;
   // The log as whole-memory views (re-derived when the memory grows: a detached view has length
   // 0) and the record index of its start: record k is f64 at base8 + 2k, i32 at base4 + 4k + 2/3.
+  // The core's per-frame slow flags are U8[flags + id] for ids below `known`.
   let F64 = new Float64Array(0),
     I32 = new Int32Array(0),
+    U8 = new Uint8Array(0),
     base8 = 0,
     base4 = 0,
+    flags = 0,
+    known = 0,
     n = 0;
+  // The logger stamps a record when the gap it ends or starts (the stack is constant between two
+  // records; a gap belongs to the frame then on top) is a slow frame's or no frame's, and every
+  // STAMP_EVERY-th record otherwise; the core spreads the others' times between the stamps
+  // (src/instrument.c, "Stamps"). `top` is the frame on top after the last record (-1: none).
+  let top = -1,
+    countdown = 1,
+    longGapMs = 0;
   const logSessions = new Set();
   let pump = null;
 
   const views = () => {
     const ptr = x.ps_instrument_log(LOG_RECORDS);
     if (!ptr) check(PS_E_NOMEM);
+    if (!longGapMs) longGapMs = Math.max(LONG_GAP_MIN_MS, 2 * clockGranularity());
+    flags = x.ps_instrument_flags(longGapMs);
+    known = registered;
     F64 = core.f64();
     I32 = core.i32();
+    U8 = core.u8();
     base8 = ptr >>> 3;
     base4 = ptr >>> 2;
   };
 
-  // The probes' logger: one record per enter/exit, the log handed over when full.
+  // The probes' logger: one record per enter/exit (a: frame id or -1, b: depth before the push or
+  // restored), the log handed over when full; its last slot is always stamped.
   const writer = (a, b) => {
     if (n === LOG_RECORDS || I32.length === 0) st.flush();
+    const S = P.S,
+      prev = top;
+    top = a >= 0 ? a : b > 0 && b < S.length ? S[b] : -1;
     const k = n++;
-    F64[base8 + k * 2] = nativeNow();
+    if (
+      --countdown <= 0 ||
+      prev < 0 ||
+      top < 0 ||
+      prev >= known ||
+      top >= known ||
+      U8[flags + prev] !== 0 ||
+      U8[flags + top] !== 0 ||
+      n === LOG_RECORDS
+    ) {
+      countdown = STAMP_EVERY;
+      F64[base8 + k * 2] = nativeNow();
+    } else F64[base8 + k * 2] = Number.NaN;
     I32[base4 + k * 4 + 2] = a;
     I32[base4 + k * 4 + 3] = b;
   };
@@ -69,6 +120,7 @@ function stateOf(core) {
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
+      if (registered < P.frames.length) known = 0; // the flags may move: re-derived at the flush
       for (; registered < P.frames.length; registered++) {
         const [name, url, line, column] = P.frames[registered];
         const nameLen = core.putString(String(name));
@@ -84,7 +136,8 @@ function stateOf(core) {
       const count = n;
       n = 0;
       if (count) check(x.ps_instrument_consume(count));
-      if (I32.length === 0) views(); // memory grew: the views died
+      // memory grew (the views died) or new frames (the flags may have moved)
+      if (I32.length === 0 || known !== registered) views();
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
     open(h, intervalMs) {
@@ -93,6 +146,8 @@ function stateOf(core) {
       const S = P.S;
       const depth = Math.min(S[0], S.length - 1);
       core.putU32(S.subarray(1, 1 + depth)); // the same bits as i32 words
+      top = S[0] > 0 && S[0] < S.length ? S[S[0]] : -1;
+      countdown = 1;
       return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
     },
     close(session) {
