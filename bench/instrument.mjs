@@ -4,7 +4,10 @@
 // instrumented with no profiler running <= 1.10x the plain time; while a Profiler samples it
 // through the instrumentation source <= 1.5x (both samplers); and attribution: of two
 // functions where one does twice the work, the sample counts' ratio lies in 1.5–2.5.
-//   node bench/instrument.mjs [--quick]
+// Two copies of the instrumented bundle are loaded: one is only ever run with no profiler, the
+// other also under the profilers, so the cost of code compiled while a profiler was logging
+// shows as its own row ("after a profiling session").
+//   node bench/instrument.mjs [--quick] [--no-browser]
 import { build } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
@@ -17,12 +20,14 @@ import { createProfilerClass } from '../glue/profiler.js';
 import { loadCore } from '../glue/loader.js';
 
 const quick = process.argv.includes('--quick');
+const browser = !process.argv.includes('--no-browser');
 const ROUNDS = quick ? 10 : 30;
 const dir = mkdtempSync(join(tmpdir(), 'perfshim-bench-instrument-'));
 const entry = fileURLToPath(new URL('../node_modules/marked/lib/marked.esm.js', import.meta.url));
 
-async function bundle(name, plugins) {
+async function bundle(name, plugins, copy = '') {
   const outfile = join(dir, `${name}.mjs`);
+  if (copy) return import(`${pathToFileURL(outfile).href}?${copy}`);
   await build({
     entryPoints: [entry],
     bundle: true,
@@ -37,6 +42,7 @@ const plain = await bundle('plain', []);
 const instrumented = await bundle('instrumented', [
   esbuildPlugin({ include: /node_modules[\\/]marked/ }),
 ]);
+const neverProfiled = await bundle('instrumented', [], 'never-profiled'); // a second instance
 
 // A large document: every block and inline construct marked handles, repeated.
 const section = (i) =>
@@ -69,16 +75,22 @@ const out1 = plain.marked.parse(doc),
 if (out1 !== out2) throw new Error('the instrumented library renders differently');
 for (let i = 0; i < 3; i++) {
   plain.marked.parse(doc);
+  neverProfiled.marked.parse(doc);
   instrumented.marked.parse(doc);
 } // warm up
 
-const t = { plain: [], idle: [], log: [], shared: [] };
+const t = { plain: [], idle: [], after: [], log: [], shared: [] };
 const samples = { log: 0, shared: 0 };
 for (let r = 0; r < ROUNDS; r++) {
-  const order = r % 2 ? ['idle', 'plain', 'log', 'shared'] : ['shared', 'log', 'plain', 'idle'];
+  // every variant in every position and after every other one in turn (a variant's garbage is
+  // collected during whichever runs next)
+  const kinds = ['plain', 'idle', 'log', 'after', 'shared'];
+  const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]);
+  if (r % 2) order.reverse();
   for (const k of order) {
     if (k === 'plain') t.plain.push(time(() => plain.marked.parse(doc)));
-    else if (k === 'idle') t.idle.push(time(() => instrumented.marked.parse(doc)));
+    else if (k === 'idle') t.idle.push(time(() => neverProfiled.marked.parse(doc)));
+    else if (k === 'after') t.after.push(time(() => instrumented.marked.parse(doc)));
     else {
       const p = new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 });
       t[k].push(time(() => instrumented.marked.parse(doc)));
@@ -98,6 +110,7 @@ console.log(
 console.log('| build | ms | vs plain | target | |\n|---|---|---|---|---|');
 console.log(`| plain (esbuild) | ${base.toFixed(1)} | 1.00x | | |`);
 console.log(row('instrumented, no profiler', 'idle', '<=1.10'));
+console.log(row('instrumented, no profiler, after a profiling session', 'after', '<=1.10'));
 console.log(row('instrumented, profiling (log sampler, 1 ms)', 'log', '<=1.50'));
 console.log(row('instrumented, profiling (shared-stack sampler, 1 ms)', 'shared', '<=1.50'));
 console.log(`\nsamples taken: log ${samples.log}, shared ${samples.shared}`);
@@ -140,7 +153,7 @@ for (const k of ['log', 'shared']) {
 // The same marked bundles in Chromium without the js-profiling policy and not isolated: the
 // case the log sampler is for (its cost is mostly the clock read per enter/exit, which is far
 // cheaper in a browser than Node's performance.now()). Wall time, medians, interleaved.
-{
+if (browser) {
   const { readFileSync } = await import('node:fs');
   const { launch, serve } = await import('../test/browser/harness.js');
   const page = `<!doctype html><script type=module>

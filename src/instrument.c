@@ -4,8 +4,7 @@
  *
  * Data structure:
  *   - frames: the realm's frame table, indexed by the probes' frame ids: name and URL as
- *     offsets into one byte arena, line, column; beside it `slow`, one byte per frame that the
- *     probes' logger reads (see "Stamps" below).
+ *     offsets into one byte arena, line, column.
  *   - log: one block of records {time, frame, depth} that the probes fill and the shim hands
  *     over with ps_instrument_consume (then writes from the start again).
  *   - stack: the instrumented stack rebuilt from the log (frame ids, outermost first); frames
@@ -15,14 +14,9 @@
  *     the stack has not changed (`version`).
  *
  * Stamps: reading the clock costs more than the rest of a probe (50–250 ns in the four engines),
- *   so the logger stamps only some records; the others carry NaN. Between two records the stack
- *   is constant: that gap "belongs" to the frame on top after the first record. The logger
- *   stamps a record when the gap it closes or the gap it opens belongs to a `slow` frame (or to
- *   no frame: idle time), and every STAMP_EVERY-th record otherwise. Here an unstamped run gets
- *   times spread evenly between the stamps around it (a window); a window at least `long_ms`
- *   long marks every frame owning one of its gaps slow, so from then on their gaps are measured
- *   exactly; a slow frame whose gaps measure short CALM times in a row is cleared again (a
- *   window made long by a GC pause does not keep its frames slow).
+ *   so the logger (glue/instrument/source.js) stamps only some records; the others carry NaN and
+ *   get times spread evenly between the stamps around them (a window). The logger decides which
+ *   records need a stamp (the gaps of frames it has seen run long are measured exactly).
  *
  * Invariants: depth <= STACK_MAX for the kept part; a session's next tick only grows; every
  *   mapped trace frame id is < that trace's frame count; consumed times never decrease
@@ -41,11 +35,9 @@
 #include "trace_internal.h"
 
 #define STACK_MAX 4096u
-#define CALM 8u /* short exact gaps in a row that clear a slow frame */
 
 typedef struct {
     uint32_t name_off, name_len, url_off, url_len, line, column;
-    uint32_t calm; /* short exact gaps in a row while slow */
 } frame;
 
 typedef struct {
@@ -59,7 +51,6 @@ typedef struct {
 } session;
 
 static frame *frames;
-static uint8_t *slow;         /* per frame: 1 = the logger stamps its gaps */
 static uint32_t nframes, frames_cap;
 static uint8_t *arena;
 static uint32_t arena_len, arena_cap;
@@ -68,12 +59,9 @@ static uint32_t log_cap;
 static uint32_t stack[STACK_MAX];
 static uint32_t depth;        /* may exceed STACK_MAX */
 static uint32_t version = 1;  /* changes whenever the stack does */
-static double long_ms = 0.05; /* a window or gap at least this long marks its frames slow */
 static double last_time = -INFINITY; /* the last stamp consumed (or a session's start) */
 static double win_base, win_step;    /* the unstamped window being consumed: its times */
 static uint32_t win_pos, win_left;   /* records of the window consumed / still to come */
-static int win_long;                 /* the window was long: its gaps' frames become slow */
-static int in_window;                /* the last record consumed was unstamped */
 static session *sessions;
 static uint32_t nsessions;
 
@@ -91,9 +79,6 @@ PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_
         frame *p = realloc(frames, cap * sizeof *p);
         if (!p) return PS_E_NOMEM;
         frames = p;
-        uint8_t *q = realloc(slow, cap);
-        if (!q) return PS_E_NOMEM;
-        slow = q;
         frames_cap = cap;
     }
     uint32_t need = name_len + url_len;
@@ -110,16 +95,9 @@ PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_
         arena_cap = cap;
     }
     if (need) memcpy(arena + arena_len, ps__exchange_bytes(), need);
-    frames[nframes] = (frame){ arena_len, name_len, arena_len + name_len, url_len, line, column, 0 };
-    slow[nframes] = 0;
+    frames[nframes] = (frame){ arena_len, name_len, arena_len + name_len, url_len, line, column };
     arena_len += need;
     return (int32_t)nframes++;
-}
-
-PS_API uint8_t *ps_instrument_flags(double long_gap_ms)
-{
-    if (long_gap_ms > 0 && isfinite(long_gap_ms)) long_ms = long_gap_ms;
-    return slow;
 }
 
 PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity)
@@ -216,35 +194,8 @@ PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double sta
     version++;
     if (!(last_time >= start_ms)) last_time = start_ms;
     win_left = 0;
-    in_window = 0;
     sessions[h] = (session){ trace, interval_ms, start_ms + interval_ms, INFINITY, 0, 0, 0, -1, 0 };
     return (int32_t)h + 1;
-}
-
-/* The frame owning the gap that ends now (the top of the stack), or -1 (none kept, or idle). */
-static int32_t owner(void)
-{
-    return depth && depth <= STACK_MAX ? (int32_t)stack[depth - 1] : -1;
-}
-
-/* Frame `f` (or -1: nothing) becomes slow. */
-static void mark_slow(int32_t f)
-{
-    if (f < 0) return;
-    slow[f] = 1;
-    frames[f].calm = 0;
-}
-
-/* An exactly measured gap of `ms` owned by frame `f` (or -1): long marks it slow, CALM short ones
- * in a row clear it. */
-static void measured(int32_t f, double ms)
-{
-    if (f < 0) return;
-    if (ms >= long_ms) mark_slow(f);
-    else if (slow[f] && ++frames[f].calm >= CALM) {
-        slow[f] = 0;
-        frames[f].calm = 0;
-    }
 }
 
 /* The time of unstamped record `i` (the log's first `count` records): spread evenly between the
@@ -259,7 +210,6 @@ static double unstamped_time(uint32_t i, uint32_t count)
         win_pos = 0;
         win_left = j - i;
         win_step = isfinite(last_time) ? (end - last_time) / (win_left + (j < count)) : 0;
-        win_long = j < count && isfinite(last_time) && end - last_time >= long_ms;
     }
     win_left--;
     return win_base + win_step * ++win_pos;
@@ -274,20 +224,11 @@ PS_API int32_t ps_instrument_consume(uint32_t count)
         if (r->depth < 0 || r->frame >= (int32_t)nframes || r->frame < -1 || (!isnan(r->time) && !isfinite(r->time)))
             continue;
         double t;
-        int32_t f = owner();
         if (isnan(r->time)) {
             t = unstamped_time(i, count);
-            if (win_long) mark_slow(f);
-            in_window = 1;
         } else {
             t = r->time > last_time ? r->time : last_time;
-            if (in_window) {
-                if (win_long) mark_slow(f);
-            } else if (isfinite(last_time)) {
-                measured(f, t - last_time);
-            }
             last_time = t;
-            in_window = 0;
             win_left = 0;
         }
         for (uint32_t h = 0; h < nsessions; h++) {

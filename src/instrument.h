@@ -28,11 +28,6 @@ typedef struct {
  * `name_len` UTF-8 bytes then the URL's `url_len` bytes; line and column 1-based (0 = absent).
  * Returns the id or a negative status (PS_E_ARG when `id` is not the next one). */
 PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_len, uint32_t line, uint32_t column);
-/* The per-frame flags the logger reads (1 = stamp every record that starts or ends a gap of this
- * frame), one byte per registered frame: valid until the next ps_instrument_frame. A positive
- * finite `long_gap_ms` sets the threshold at which a window or gap marks its frames slow (default
- * 0.05 ms; the shim passes about twice its clock's granularity). */
-PS_API uint8_t *ps_instrument_flags(double long_gap_ms);
 /* The log: room for `capacity` records (at least 1). Returns its address or 0 (no memory). */
 PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity);
 /* Start a session feeding trace `trace` every `interval_ms` (> 0), first tick at start_ms +

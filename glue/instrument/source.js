@@ -21,8 +21,11 @@ const CONTEXT = 'perfshim profiler (instrumentation)';
 const LOG_RECORDS = 1 << 15; // 512 KB of log: handed over when full
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
-const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (src/instrument.c)
-const LONG_GAP_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
+const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (see stateOf)
+const LONG_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
+const CREDIT = 8; // short gaps a long one keeps its frame slow for...
+const CREDIT_MAX = 32; // ...up to this many
+const SUSPECT = 2; // short gaps a long window keeps each of its frames slow for
 
 /** The host clock's granularity in ms (browsers coarsen performance.now() to 0.1–1 ms without
  *  cross-origin isolation): the smallest step seen over a few ticks, once per realm. */
@@ -60,67 +63,95 @@ function stateOf(core) {
   let registered = 0;
   // The log as whole-memory views (re-derived when the memory grows: a detached view has length
   // 0) and the record index of its start: record k is f64 at base8 + 2k, i32 at base4 + 4k + 2/3.
-  // The core's per-frame slow flags are U8[flags + id] for ids below `known`.
   let F64 = new Float64Array(0),
     I32 = new Int32Array(0),
-    U8 = new Uint8Array(0),
     base8 = 0,
     base4 = 0,
-    flags = 0,
-    known = 0,
     n = 0;
-  // The logger stamps a record when the gap it ends or starts (the stack is constant between two
-  // records; a gap belongs to the frame then on top) is a slow frame's or no frame's, and every
-  // STAMP_EVERY-th record otherwise; the core spreads the others' times between the stamps
-  // (src/instrument.c, "Stamps"). `top` is the frame on top after the last record (-1: none).
-  let top = -1,
+  // Stamps (src/instrument.c, "Stamps"). Between two records the stack is constant: that gap
+  // belongs to the frame then on top (`top`, -1 for none). The logger stamps a record when the
+  // gap it ends or starts is a slow frame's or no frame's (idle time), and every STAMP_EVERY-th
+  // record otherwise. A stamp ending an unstamped window at least `longMs` long marks the window's
+  // frames slow (`owners`: the frames of its gaps), so from then on their gaps are measured
+  // exactly; a long exact gap keeps its frame slow for CREDIT more gaps, so a frame stays slow
+  // only while about one of its gaps in CREDIT is long (a GC pause or a frame with many short
+  // gaps and a rare long one does not keep most records stamped).
+  let slow = new Uint8Array(0), // per frame id
+    credit = new Int32Array(0),
+    top = -1,
     countdown = 1,
-    longGapMs = 0;
+    unstamped = 0, // records since the last stamp
+    lastStamp = 0,
+    longMs = 0;
+  const owners = new Int32Array(STAMP_EVERY + 1);
   const logSessions = new Set();
   let pump = null;
+
+  const markSlow = (f, c) => {
+    if (f < 0 || f >= slow.length) return;
+    slow[f] = 1;
+    credit[f] = Math.min(credit[f] + c, CREDIT_MAX);
+  };
 
   const views = () => {
     const ptr = x.ps_instrument_log(LOG_RECORDS);
     if (!ptr) check(PS_E_NOMEM);
-    if (!longGapMs) longGapMs = Math.max(LONG_GAP_MIN_MS, 2 * clockGranularity());
-    flags = x.ps_instrument_flags(longGapMs);
-    known = registered;
     F64 = core.f64();
     I32 = core.i32();
-    U8 = core.u8();
     base8 = ptr >>> 3;
     base4 = ptr >>> 2;
   };
 
   // The probes' logger: one record per enter/exit (a: frame id or -1, b: depth before the push or
-  // restored), the log handed over when full; its last slot is always stamped.
+  // restored), the log handed over when full.
   const writer = (a, b) => {
     if (n === LOG_RECORDS || I32.length === 0) st.flush();
     const S = P.S,
       prev = top;
     top = a >= 0 ? a : b > 0 && b < S.length ? S[b] : -1;
     const k = n++;
-    if (
-      --countdown <= 0 ||
-      prev < 0 ||
-      top < 0 ||
-      prev >= known ||
-      top >= known ||
-      U8[flags + prev] !== 0 ||
-      U8[flags + top] !== 0 ||
-      n === LOG_RECORDS
-    ) {
-      countdown = STAMP_EVERY;
-      F64[base8 + k * 2] = nativeNow();
-    } else F64[base8 + k * 2] = Number.NaN;
     I32[base4 + k * 4 + 2] = a;
     I32[base4 + k * 4 + 3] = b;
+    if (
+      --countdown > 0 &&
+      prev >= 0 &&
+      top >= 0 &&
+      prev < slow.length &&
+      top < slow.length &&
+      slow[prev] === 0 &&
+      slow[top] === 0
+    ) {
+      F64[base8 + k * 2] = Number.NaN;
+      owners[++unstamped] = top;
+      return;
+    }
+    const now = nativeNow();
+    F64[base8 + k * 2] = now;
+    countdown = STAMP_EVERY;
+    const ms = now - lastStamp;
+    if (unstamped === 0) {
+      // an exact gap of `prev`
+      if (ms >= longMs) markSlow(prev, CREDIT);
+      else if (prev >= 0 && slow[prev] !== 0 && --credit[prev] <= 0) slow[prev] = 0;
+    } else if (ms >= longMs) {
+      for (let i = 0; i <= unstamped; i++) markSlow(owners[i], SUSPECT);
+    }
+    lastStamp = now;
+    unstamped = 0;
+    owners[0] = top;
   };
 
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
-      if (registered < P.frames.length) known = 0; // the flags may move: re-derived at the flush
+      if (slow.length < P.frames.length) {
+        const grown = new Uint8Array(P.frames.length * 2);
+        grown.set(slow);
+        slow = grown;
+        const c = new Int32Array(grown.length);
+        c.set(credit);
+        credit = c;
+      }
       for (; registered < P.frames.length; registered++) {
         const [name, url, line, column] = P.frames[registered];
         const nameLen = core.putString(String(name));
@@ -136,8 +167,7 @@ function stateOf(core) {
       const count = n;
       n = 0;
       if (count) check(x.ps_instrument_consume(count));
-      // memory grew (the views died) or new frames (the flags may have moved)
-      if (I32.length === 0 || known !== registered) views();
+      if (I32.length === 0) views(); // memory grew: the views died
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
     open(h, intervalMs) {
@@ -148,7 +178,11 @@ function stateOf(core) {
       core.putU32(S.subarray(1, 1 + depth)); // the same bits as i32 words
       top = S[0] > 0 && S[0] < S.length ? S[S[0]] : -1;
       countdown = 1;
-      return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
+      unstamped = 0;
+      owners[0] = top;
+      lastStamp = nativeNow();
+      if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity());
+      return check(x.ps_instrument_start(h, intervalMs, lastStamp, depth));
     },
     close(session) {
       x.ps_instrument_stop(session);
