@@ -7,7 +7,7 @@
 // Two copies of the instrumented bundle are loaded: one is only ever run with no profiler, the
 // other also under the profilers, so the cost of code compiled while a profiler was logging
 // shows as its own row ("after a profiling session").
-//   node bench/instrument.mjs [--quick] [--no-browser]
+//   node bench/instrument.mjs [--quick] [--no-browser] [--engines=chromium,firefox,webkit]
 import { build } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
@@ -150,26 +150,67 @@ for (const k of ['log', 'shared']) {
     `| ${k} | ${n.heavy} | ${n.light} | ${ratio.toFixed(2)} | 1.5–2.5 | ${ratio >= 1.5 && ratio <= 2.5 ? 'ok' : 'MISSED'} |`,
   );
 }
-// The same marked bundles in Chromium without the js-profiling policy and not isolated: the
-// case the log sampler is for (its cost is mostly the clock read per enter/exit, which is far
-// cheaper in a browser than Node's performance.now()). Wall time, medians, interleaved.
+// What one clock read costs in each engine (the log sampler's main cost before it stamped only
+// some records): Date.now(), performance.now() and the bound call the shim uses, per call, in
+// loops of 200,000, interleaved over 15 rounds, medians; the empty loop for reference.
+function clockCosts() {
+  const N = 200000;
+  const bound = Function.prototype.call.bind(performance.now, performance);
+  let sink = 0;
+  const cases = {
+    'empty loop': () => {
+      for (let i = 0; i < N; i++) sink += i;
+    },
+    'Date.now()': () => {
+      for (let i = 0; i < N; i++) sink += Date.now();
+    },
+    'performance.now()': () => {
+      for (let i = 0; i < N; i++) sink += performance.now();
+    },
+    'bound performance.now': () => {
+      for (let i = 0; i < N; i++) sink += bound();
+    },
+  };
+  const t = {};
+  for (const k in cases) t[k] = [];
+  for (let r = 0; r < 15; r++)
+    for (const k in cases) {
+      const t0 = performance.now();
+      cases[k]();
+      t[k].push(performance.now() - t0);
+    }
+  const out = {};
+  for (const k in t) out[k] = (t[k].sort((x, y) => x - y)[7] * 1e6) / N;
+  out.sink = sink > 0;
+  return out;
+}
+const clockRows = { node: clockCosts() };
+
+// The same marked bundles in browsers (--engines=chromium,firefox,webkit; default chromium),
+// Chromium without the js-profiling policy and none of them isolated: the case the log sampler
+// is for. Wall time, medians, interleaved.
 if (browser) {
   const { readFileSync } = await import('node:fs');
-  const { launch, serve } = await import('../test/browser/harness.js');
+  const { launchEngine, serve } = await import('../test/browser/harness.js');
+  const arg = process.argv.find((a) => a.startsWith('--engines='));
+  const engines = arg ? arg.slice(10).split(',') : ['chromium'];
   const page = `<!doctype html><script type=module>
 import { getProfiler } from '/glue/profiler.js';
 import * as plain from '/b/plain.mjs';
 import * as inst from '/b/instrumented.mjs';
+import * as fresh from '/b/instrumented.mjs?never-profiled';
 const doc = ${JSON.stringify(doc)};
 const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
 window.round = async (k) => {
   if (k === 'plain') return time(() => plain.marked.parse(doc));
-  if (k === 'idle') return time(() => inst.marked.parse(doc));
+  if (k === 'idle') return time(() => fresh.marked.parse(doc));
+  if (k === 'after') return time(() => inst.marked.parse(doc));
   const p = new (getProfiler())({ sampleInterval: 1, maxBufferSize: 1e6 });
   const ms = time(() => inst.marked.parse(doc));
   await p.stop();
   return ms;
 };
+window.clockCosts = ${clockCosts.toString()};
 window.ready = true;
 </script>`;
   const srv = await serve({
@@ -182,33 +223,50 @@ window.ready = true;
       },
     },
   });
-  const browser = await launch();
   try {
-    const tab = await browser.newPage();
-    await tab.goto(`${srv.url}/b/index.html`);
-    await tab.waitForFunction(() => window.ready === true);
-    const bt = { plain: [], idle: [], log: [] };
-    for (let r = 0; r < ROUNDS + 3; r++) {
-      for (const k of r % 2 ? ['idle', 'plain', 'log'] : ['log', 'plain', 'idle']) {
-        const ms = await tab.evaluate((key) => window.round(key), k);
-        if (r >= 3) bt[k].push(ms); // three warm-up rounds
+    for (const engine of engines) {
+      const b = await launchEngine(engine);
+      try {
+        const tab = await b.newPage();
+        await tab.goto(`${srv.url}/b/index.html`);
+        await tab.waitFor(() => window.ready === true);
+        clockRows[`${engine} ${b.version}`] = await tab.evaluate(() => window.clockCosts());
+        const bt = { plain: [], idle: [], after: [], log: [] };
+        for (let r = 0; r < ROUNDS + 3; r++) {
+          const kinds = ['plain', 'idle', 'log', 'after'];
+          const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]);
+          if (r % 2) order.reverse();
+          for (const k of order) {
+            const ms = await tab.evaluate((key) => window.round(key), k);
+            if (r >= 3) bt[k].push(ms); // three warm-up rounds
+          }
+        }
+        const base = median(bt.plain);
+        const line = (name, k, target) => {
+          const ratio = median(bt[k]) / base;
+          return `| ${name} | ${median(bt[k]).toFixed(1)} | ${ratio.toFixed(2)}x | ${target} | ${ratio <= parseFloat(target.slice(2)) ? 'ok' : 'MISSED'} |`;
+        };
+        console.log(
+          `\n### The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, median of ${ROUNDS} (load average ${loadavg()[0].toFixed(1)})\n`,
+        );
+        console.log('| build | ms | vs plain | target | |\n|---|---|---|---|---|');
+        console.log(`| plain (esbuild) | ${base.toFixed(1)} | 1.00x | | |`);
+        console.log(line('instrumented, no profiler', 'idle', '<=1.10'));
+        console.log(
+          line('instrumented, no profiler, after a profiling session', 'after', '<=1.10'),
+        );
+        console.log(line('instrumented, profiling (log sampler, 1 ms)', 'log', '<=1.50'));
+      } finally {
+        await b.close();
       }
     }
-    const b = median(bt.plain);
-    const line = (name, k, target) => {
-      const ratio = median(bt[k]) / b;
-      return `| ${name} | ${median(bt[k]).toFixed(1)} | ${ratio.toFixed(2)}x | ${target} | ${ratio <= parseFloat(target.slice(2)) ? 'ok' : 'MISSED'} |`;
-    };
-    console.log(
-      `\n### The same in Chromium (no policy, not isolated: log sampler), wall ms, median of ${ROUNDS}\n`,
-    );
-    console.log('| build | ms | vs plain | target | |\n|---|---|---|---|---|');
-    console.log(`| plain (esbuild) | ${b.toFixed(1)} | 1.00x | | |`);
-    console.log(line('instrumented, no profiler', 'idle', '<=1.10'));
-    console.log(line('instrumented, profiling (log sampler, 1 ms)', 'log', '<=1.50'));
   } finally {
-    await browser.close();
     await srv.close();
   }
 }
+console.log('\n### One clock read, ns per call (median of 15 loops of 200,000)\n');
+const cols = ['empty loop', 'Date.now()', 'performance.now()', 'bound performance.now'];
+console.log(`| engine | ${cols.join(' | ')} |\n|---|${cols.map(() => '---').join('|')}|`);
+for (const [engine, r] of Object.entries(clockRows))
+  console.log(`| ${engine} | ${cols.map((c) => r[c].toFixed(1)).join(' | ')} |`);
 rmSync(dir, { recursive: true, force: true });
