@@ -180,8 +180,8 @@ function stateOf(core) {
       countdown = 1;
       unstamped = 0;
       owners[0] = top;
+      if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity()); // before the start
       lastStamp = nativeNow();
-      if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity());
       return check(x.ps_instrument_start(h, intervalMs, lastStamp, depth));
     },
     close(session) {
