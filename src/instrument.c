@@ -13,11 +13,18 @@
  *     trace's frame id (-1 until first used), plus the stack id of the last sample, reused while
  *     the stack has not changed (`version`).
  *
+ * Stamps: reading the clock costs more than the rest of a probe (50–250 ns in the four engines),
+ *   so the logger (glue/instrument/source.js) stamps only some records; the others carry NaN and
+ *   get times spread evenly between the stamps around them (a window). The logger decides which
+ *   records need a stamp (the gaps of frames it has seen run long are measured exactly).
+ *
  * Invariants: depth <= STACK_MAX for the kept part; a session's next tick only grows; every
- *   mapped trace frame id is < that trace's frame count.
+ *   mapped trace frame id is < that trace's frame count; consumed times never decrease
+ *   (`last_time`).
  *
  * Costs: consuming a record is O(sessions) plus O(depth) per sample taken when the stack changed
- *   since that session's last sample (O(1) otherwise); registering a frame is O(bytes).
+ *   since that session's last sample (O(1) otherwise), plus O(window) once per unstamped window
+ *   to find its closing stamp; registering a frame is O(bytes).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,6 +59,9 @@ static uint32_t log_cap;
 static uint32_t stack[STACK_MAX];
 static uint32_t depth;        /* may exceed STACK_MAX */
 static uint32_t version = 1;  /* changes whenever the stack does */
+static double last_time = -INFINITY; /* the last stamp consumed (or a session's start) */
+static double win_base, win_step;    /* the unstamped window being consumed: its times */
+static uint32_t win_pos, win_left;   /* records of the window consumed / still to come */
 static session *sessions;
 static uint32_t nsessions;
 
@@ -182,19 +192,48 @@ PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double sta
     memcpy(stack, b, 4 * (size_t)n);
     depth = d;
     version++;
+    if (!(last_time >= start_ms)) last_time = start_ms;
+    win_left = 0;
     sessions[h] = (session){ trace, interval_ms, start_ms + interval_ms, INFINITY, 0, 0, 0, -1, 0 };
     return (int32_t)h + 1;
+}
+
+/* The time of unstamped record `i` (the log's first `count` records): spread evenly between the
+ * stamps around its window; with no stamp after it in this block, the last stamp's time. */
+static double unstamped_time(uint32_t i, uint32_t count)
+{
+    if (!win_left) {
+        uint32_t j = i;
+        while (j < count && (isnan(log_buf[j].time) || !isfinite(log_buf[j].time))) j++;
+        double end = j < count && log_buf[j].time > last_time ? log_buf[j].time : last_time;
+        win_base = last_time;
+        win_pos = 0;
+        win_left = j - i;
+        win_step = isfinite(last_time) ? (end - last_time) / (win_left + (j < count)) : 0;
+    }
+    win_left--;
+    return win_base + win_step * ++win_pos;
 }
 
 PS_API int32_t ps_instrument_consume(uint32_t count)
 {
     if (count > log_cap) return PS_E_ARG;
+    win_left = 0;
     for (uint32_t i = 0; i < count; i++) {
         const ps_instrument_record *r = &log_buf[i];
-        if (r->depth < 0 || r->frame >= (int32_t)nframes || r->frame < -1 || !isfinite(r->time)) continue;
+        if (r->depth < 0 || r->frame >= (int32_t)nframes || r->frame < -1 || (!isnan(r->time) && !isfinite(r->time)))
+            continue;
+        double t;
+        if (isnan(r->time)) {
+            t = unstamped_time(i, count);
+        } else {
+            t = r->time > last_time ? r->time : last_time;
+            last_time = t;
+            win_left = 0;
+        }
         for (uint32_t h = 0; h < nsessions; h++) {
             if (!sessions[h].trace) continue;
-            int32_t st = ticks(&sessions[h], r->time, 0);
+            int32_t st = ticks(&sessions[h], t, 0);
             if (st < 0) return st;
         }
         uint32_t d = (uint32_t)r->depth;

@@ -16,9 +16,10 @@
 #include "perfshim.h"
 
 /* One log record, written by the probes: an enter is (frame id, depth before the push), an exit
- * (-1, depth restored). */
+ * (-1, depth restored). Only some records are stamped (see instrument.c, "Stamps"); the others
+ * have time NaN. */
 typedef struct {
-    double time;      /* ms, the host clock of performance.now() */
+    double time;      /* ms, the host clock of performance.now(); NaN = not stamped */
     int32_t frame;    /* frame id, or -1 for an exit */
     int32_t depth;
 } ps_instrument_record;
@@ -34,7 +35,8 @@ PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity);
  * first (it replaces the stack rebuilt from the log: the caller consumes the log first).
  * Returns the session handle or a negative status. */
 PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double start_ms, uint32_t depth);
-/* Consume the first `count` log records, in order: before each record, every session takes the
+/* Consume the first `count` log records, in order (an unstamped record gets a time spread evenly
+ * between the stamps around it, see instrument.c): before each record, every session takes the
  * samples of its ticks earlier than the record's time (the stack active at the tick: its
  * instrumented frames, or no stack when none is active); then the stack changes. Records naming
  * an unregistered frame are skipped. Returns PS_OK or a negative status. */

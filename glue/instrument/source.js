@@ -6,8 +6,9 @@
 //     probes' shadow stack moves into shared memory and a sampler worker snapshots it every
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
-//   - log: elsewhere, the probes log (frame, depth, time) for every enter and exit into a log in
-//     the core's memory; the core turns the log into the stack active at each tick
+//   - log: elsewhere, the probes log (frame, depth) for every enter and exit into a log in the
+//     core's memory, with the time on a few records only (a clock read costs more than the rest
+//     of a probe); the core turns the log into the stack active at each tick
 //     (ps_instrument_consume / ps_instrument_advance). The log is handed over when it is full,
 //     every PUMP_MS, and at stop().
 // Both register the probes' frame table in the core once per frame and give the same trace.
@@ -20,6 +21,28 @@ const CONTEXT = 'perfshim profiler (instrumentation)';
 const LOG_RECORDS = 1 << 15; // 512 KB of log: handed over when full
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
+const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (see stateOf)
+const LONG_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
+const CREDIT = 8; // short gaps a long one keeps its frame slow for...
+const CREDIT_MAX = 32; // ...up to this many
+const SUSPECT = 2; // short gaps a long window keeps each of its frames slow for
+
+/** The host clock's granularity in ms (browsers coarsen performance.now() to 0.1–1 ms without
+ *  cross-origin isolation): the smallest step seen over a few ticks, once per realm. */
+function clockGranularity() {
+  let a = nativeNow(),
+    best = Number.POSITIVE_INFINITY,
+    steps = 0;
+  for (let i = 0; i < 1e5 && steps < 3; i++) {
+    const b = nativeNow();
+    if (b !== a) {
+      if (b > a) best = Math.min(best, b - a);
+      a = b;
+      steps++;
+    }
+  }
+  return Number.isFinite(best) ? best : 1;
+}
 
 /** The interval both samplers use for a requested one (ms): the next whole millisecond, at
  *  least 1 ms (timers and the clocks of browsers without isolation are no finer). */
@@ -45,8 +68,30 @@ function stateOf(core) {
     base8 = 0,
     base4 = 0,
     n = 0;
+  // Stamps (src/instrument.c, "Stamps"). Between two records the stack is constant: that gap
+  // belongs to the frame then on top (`top`, -1 for none). The logger stamps a record when the
+  // gap it ends or starts is a slow frame's or no frame's (idle time), and every STAMP_EVERY-th
+  // record otherwise. A stamp ending an unstamped window at least `longMs` long marks the window's
+  // frames slow (`owners`: the frames of its gaps), so from then on their gaps are measured
+  // exactly; a long exact gap keeps its frame slow for CREDIT more gaps, so a frame stays slow
+  // only while about one of its gaps in CREDIT is long (a GC pause or a frame with many short
+  // gaps and a rare long one does not keep most records stamped).
+  let slow = new Uint8Array(0), // per frame id
+    credit = new Int32Array(0),
+    top = -1,
+    countdown = 1,
+    unstamped = 0, // records since the last stamp
+    lastStamp = 0,
+    longMs = 0;
+  const owners = new Int32Array(STAMP_EVERY + 1);
   const logSessions = new Set();
   let pump = null;
+
+  const markSlow = (f, c) => {
+    if (f < 0 || f >= slow.length) return;
+    slow[f] = 1;
+    credit[f] = Math.min(credit[f] + c, CREDIT_MAX);
+  };
 
   const views = () => {
     const ptr = x.ps_instrument_log(LOG_RECORDS);
@@ -57,18 +102,56 @@ function stateOf(core) {
     base4 = ptr >>> 2;
   };
 
-  // The probes' logger: one record per enter/exit, the log handed over when full.
+  // The probes' logger: one record per enter/exit (a: frame id or -1, b: depth before the push or
+  // restored), the log handed over when full.
   const writer = (a, b) => {
     if (n === LOG_RECORDS || I32.length === 0) st.flush();
+    const S = P.S,
+      prev = top;
+    top = a >= 0 ? a : b > 0 && b < S.length ? S[b] : -1;
     const k = n++;
-    F64[base8 + k * 2] = nativeNow();
     I32[base4 + k * 4 + 2] = a;
     I32[base4 + k * 4 + 3] = b;
+    if (
+      --countdown > 0 &&
+      prev >= 0 &&
+      top >= 0 &&
+      prev < slow.length &&
+      top < slow.length &&
+      slow[prev] === 0 &&
+      slow[top] === 0
+    ) {
+      F64[base8 + k * 2] = Number.NaN;
+      owners[++unstamped] = top;
+      return;
+    }
+    const now = nativeNow();
+    F64[base8 + k * 2] = now;
+    countdown = STAMP_EVERY;
+    const ms = now - lastStamp;
+    if (unstamped === 0) {
+      // an exact gap of `prev`
+      if (ms >= longMs) markSlow(prev, CREDIT);
+      else if (prev >= 0 && slow[prev] !== 0 && --credit[prev] <= 0) slow[prev] = 0;
+    } else if (ms >= longMs) {
+      for (let i = 0; i <= unstamped; i++) markSlow(owners[i], SUSPECT);
+    }
+    lastStamp = now;
+    unstamped = 0;
+    owners[0] = top;
   };
 
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
+      if (slow.length < P.frames.length) {
+        const grown = new Uint8Array(P.frames.length * 2);
+        grown.set(slow);
+        slow = grown;
+        const c = new Int32Array(grown.length);
+        c.set(credit);
+        credit = c;
+      }
       for (; registered < P.frames.length; registered++) {
         const [name, url, line, column] = P.frames[registered];
         const nameLen = core.putString(String(name));
@@ -93,7 +176,13 @@ function stateOf(core) {
       const S = P.S;
       const depth = Math.min(S[0], S.length - 1);
       core.putU32(S.subarray(1, 1 + depth)); // the same bits as i32 words
-      return check(x.ps_instrument_start(h, intervalMs, nativeNow(), depth));
+      top = S[0] > 0 && S[0] < S.length ? S[S[0]] : -1;
+      countdown = 1;
+      unstamped = 0;
+      owners[0] = top;
+      if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity()); // before the start
+      lastStamp = nativeNow();
+      return check(x.ps_instrument_start(h, intervalMs, lastStamp, depth));
     },
     close(session) {
       x.ps_instrument_stop(session);

@@ -1,6 +1,7 @@
 /* test_instrument.c — the instrumentation source's log-to-samples conversion (src/instrument.c):
- * ticks take the stack active at their time, idle ticks have no stack, the buffer limit holds,
- * and bad input is refused. Natively under ASan/UBSan. */
+ * ticks take the stack active at their time, idle ticks have no stack, unstamped records get
+ * times spread between the stamps around them, the buffer limit holds, and bad input is refused. Natively under ASan/UBSan. */
+#include <math.h>
 #include <stdlib.h>
 #include "check.h"
 #include "internal.h"
@@ -109,9 +110,49 @@ TEST(the_buffer_limit_holds_and_sessions_are_independent)
     ps_trace_free(b);
 }
 
+TEST(unstamped_records_are_spread_between_the_stamps_around_them)
+{
+    /* frames 0 (main) and 1 (work) from the first test */
+    int32_t t = ps_trace_new(100);
+    int32_t s = ps_instrument_start(t, 1, 1000, 0);
+    CHECK(s >= 1);
+    ps_instrument_record *log = ps_instrument_log(8);
+    /* main enters at 1000 (stamped); work enters and exits unstamped; main exits at 1030: the
+     * two unstamped records take 1010 and 1020, so work is on top for the ticks 1010..1019. */
+    log[0] = (ps_instrument_record){ 1000, 0, 0 };
+    log[1] = (ps_instrument_record){ NAN, 1, 1 };
+    log[2] = (ps_instrument_record){ NAN, -1, 1 };
+    log[3] = (ps_instrument_record){ 1030, -1, 0 };
+    /* then an unstamped run with no stamp after it in this block: at the last stamp's time */
+    log[4] = (ps_instrument_record){ NAN, 0, 0 };
+    log[5] = (ps_instrument_record){ NAN, 1, 1 };
+    CHECK_EQ_INT(ps_instrument_consume(6), PS_OK);
+    CHECK_EQ_INT(ps_instrument_advance(s, 1032), 0);
+    CHECK_EQ_INT(samples(t), 32); /* ticks 1001..1032 */
+    char buf[256];
+    uint32_t work = 0, main_only = 0;
+    for (uint32_t i = 0; i < 29; i++) {
+        const char *st = stack_of(t, i, buf);
+        if (strcmp(st, "work<main") == 0) work++;
+        else if (strcmp(st, "main") == 0) main_only++;
+    }
+    CHECK_EQ_INT(work, 10);      /* 1010..1019 */
+    CHECK_EQ_INT(main_only, 19); /* 1001..1009, 1020..1029 */
+    /* the trailing run took 1030, before the tick at 1030: work<main from then on */
+    for (uint32_t i = 29; i < 32; i++) CHECK(strcmp(stack_of(t, i, buf), "work<main") == 0);
+    /* a stamp earlier than the last one counts as the last one's time (times never go back) */
+    log[0] = (ps_instrument_record){ 900, -1, 1 };
+    CHECK_EQ_INT(ps_instrument_consume(1), PS_OK);
+    CHECK_EQ_INT(ps_instrument_advance(s, 1033), 0);
+    CHECK(strcmp(stack_of(t, 32, buf), "main") == 0);
+    ps_instrument_stop(s);
+    ps_trace_free(t);
+}
+
 int main(void)
 {
     RUN(ticks_take_the_stack_active_at_their_time);
     RUN(the_buffer_limit_holds_and_sessions_are_independent);
+    RUN(unstamped_records_are_spread_between_the_stamps_around_them);
     return CHECK_DONE();
 }

@@ -67,6 +67,34 @@ for (const mode of ['log', 'shared']) {
     assert.ok(c.heavy > c.light, `heavy/light = ${c.heavy}/${c.light}`);
   });
 
+  // The log sampler stamps only some records (a clock read costs more than the rest of a probe)
+  // and learns which frames run long: once the first stamped window (at most 32 records) has
+  // shown a stretch, every tick inside a long stretch must name the frame that ran it, not its
+  // neighbours in the log (the calls of `tiny`). Wall-clock checks, so a descheduled thread
+  // cannot move ticks between frames.
+  for (const [fn, calls, owner] of [
+    ['leafAfterCalls', 200, 'longLeaf'],
+    ['selfBetweenCalls', 3, 'selfBetweenCalls'],
+  ]) {
+    test(`${mode}: ticks inside a long stretch name its frame (${fn}, ${calls} short calls around each)`, async () => {
+      work.stretches.length = 0;
+      const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
+      work[fn](20, calls, 3);
+      const t = await p.stop();
+      // the sampler learns in the stretches of the first window (32 records: up to 6 rounds here)
+      const later = work.stretches.slice(6);
+      const inside = t.samples.filter((s) =>
+        later.some(([a, b]) => s.timestamp > a + 0.1 && s.timestamp < b - 0.1),
+      );
+      const tops = inside.map((s) =>
+        s.stackId === undefined ? '(idle)' : t.frames[t.stacks[s.stackId].frameId].name,
+      );
+      const right = tops.filter((n) => n === owner).length;
+      assert.ok(inside.length >= 10, `ticks inside the stretches: ${inside.length}`);
+      assert.ok(right >= 0.9 * inside.length, `on top: ${tops.join(' ')}`);
+    });
+  }
+
   test(`${mode}: time outside instrumented code is an idle sample with no stack`, async () => {
     // Counts kept low: a loaded machine may deschedule the sampler worker for a while.
     const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
