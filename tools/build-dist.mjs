@@ -41,9 +41,11 @@ async function emit(file, options) {
   return m.code;
 }
 
-// The full bundles: Measure Memory (glue/index.js imports it on the first call) left out as
-// dist/perfshim-memory.mjs, which the ESM, CommonJS and classic builds all import(): it resolves
-// next to the bundle (a classic script's import() resolves against its own URL).
+// The full ESM and CommonJS bundles: Measure Memory (glue/index.js imports it on the first call)
+// left out as dist/perfshim-memory.mjs, which they import() from beside them (a package's files
+// stay together; bundlers split it off). The classic script keeps it inside: it must work as one
+// file, inlined into a page or concatenated into another script, where an import() relative to
+// the document would find nothing.
 const fullCore = {
   name: 'full-core',
   setup(b) {
@@ -87,7 +89,6 @@ await emit('dist/perfshim.auto.js', {
   entryPoints: ['glue/auto-classic.js'],
   format: 'iife',
   platform: 'browser',
-  plugins: [fullCore],
 });
 
 // perfshim/timeline: User Timing + Performance Timeline only, over the timeline-only core (the

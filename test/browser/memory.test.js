@@ -23,8 +23,7 @@ const MEASURE = `<script type=module>
   import '/glue/auto.js';
   ${MEASURE_FN}
 </script>`;
-// The classic-script bundle: Measure Memory is its own file (dist/perfshim-memory.mjs), which
-// the bundle import()s on the first call, relative to its own URL.
+// The classic-script bundle: one self-contained file, Measure Memory included.
 const MEASURE_CLASSIC = `<script src="/dist/perfshim.auto.js"></script><script>${MEASURE_FN}</script>`;
 const html = (body) => ({ body: `<!doctype html><meta charset=utf-8>${body}` });
 const routes = {

@@ -17,7 +17,10 @@ const BUDGETS = [
   // cJSON's printf/strtod, embedded one character per byte, and Measure Memory is loaded on
   // first use (dist/perfshim-memory.mjs, not eager).
   ['dist/perfshim.mjs', 40, 40],
-  ['dist/perfshim.auto.js', 40, 40],
+  ['dist/perfshim.cjs', 40, 40],
+  // The classic script is one self-contained file (Measure Memory inside: a page may inline it
+  // or concatenate it into another script, where a sibling file cannot be found): 50.1 KB.
+  ['dist/perfshim.auto.js', 50.5, 50.5],
 ];
 
 for (const [file, ceiling, goal] of BUDGETS) {
