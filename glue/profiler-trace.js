@@ -2,56 +2,19 @@
 // native ProfilerTrace or frame lists, and read it back as the ProfilerTrace dictionary. Every
 // source goes through here, so every trace has the same shape whatever produced it.
 
-import {
-  PS_BAD_COLUMN,
-  PS_BAD_FRAME_ID,
-  PS_BAD_LINE,
-  PS_BAD_MARKER,
-  PS_BAD_NODE_CHILD,
-  PS_BAD_NODE_COLUMN,
-  PS_BAD_NODE_CYCLE,
-  PS_BAD_NODE_DUPLICATE,
-  PS_BAD_NODE_ID,
-  PS_BAD_NODE_LINE,
-  PS_BAD_NODE_PARENT,
-  PS_BAD_NODE_TWO_PARENTS,
-  PS_BAD_PARENT_ID,
-  PS_BAD_RESOURCE_ID,
-  PS_BAD_SAMPLE_NODE,
-  PS_BAD_STACK_CYCLE,
-  PS_BAD_STACK_ID,
-  PS_BAD_TIMESTAMP,
-  PS_BAD_TIME_DELTA,
-  PS_COL_FRAME_COLUMN,
-  PS_COL_FRAME_LINE,
-  PS_COL_FRAME_NAME,
-  PS_COL_FRAME_RESOURCE,
-  PS_COL_SAMPLE_MARKER,
-  PS_COL_SAMPLE_STACK,
-  PS_COL_SAMPLE_TIME,
-  PS_COL_STACK_FRAME,
-  PS_COL_STACK_PARENT,
-  PS_E_PARSE,
-  PS_MARKER_GC,
-  PS_MARKER_LAYOUT,
-  PS_MARKER_NONE,
-  PS_MARKER_OTHER,
-  PS_MARKER_PAINT,
-  PS_MARKER_SCRIPT,
-  PS_MARKER_STYLE,
-} from './abi.js';
+import * as abi from './abi.js';
 import { statusError } from './errors.js';
 import { encodeInto } from './io.js';
 
 /** ProfilerMarker values by PS_MARKER_* code ('' for none). */
 const MARKERS = Object.assign([], {
-  [PS_MARKER_NONE]: '',
-  [PS_MARKER_SCRIPT]: 'script',
-  [PS_MARKER_GC]: 'gc',
-  [PS_MARKER_STYLE]: 'style',
-  [PS_MARKER_LAYOUT]: 'layout',
-  [PS_MARKER_PAINT]: 'paint',
-  [PS_MARKER_OTHER]: 'other',
+  [abi.PS_MARKER_NONE]: '',
+  [abi.PS_MARKER_SCRIPT]: 'script',
+  [abi.PS_MARKER_GC]: 'gc',
+  [abi.PS_MARKER_STYLE]: 'style',
+  [abi.PS_MARKER_LAYOUT]: 'layout',
+  [abi.PS_MARKER_PAINT]: 'paint',
+  [abi.PS_MARKER_OTHER]: 'other',
 });
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
 const CONTEXT = 'perfshim profiler';
@@ -90,35 +53,36 @@ class Strings {
 /** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member:
  *  (index, sub-index, the import's input) => message. */
 const PROBLEM = {
-  [PS_BAD_RESOURCE_ID]: (i, _, t) =>
+  [abi.PS_BAD_RESOURCE_ID]: (i, _, t) =>
     `trace.frames[${i}].resourceId ${t.frames[i].resourceId} is not a resource id (0..${t.resources.length - 1})`,
-  [PS_BAD_LINE]: (i) => `trace.frames[${i}].line must be a positive integer`,
-  [PS_BAD_COLUMN]: (i) => `trace.frames[${i}].column must be a positive integer`,
-  [PS_BAD_FRAME_ID]: (i, _, t) =>
+  [abi.PS_BAD_LINE]: (i) => `trace.frames[${i}].line must be a positive integer`,
+  [abi.PS_BAD_COLUMN]: (i) => `trace.frames[${i}].column must be a positive integer`,
+  [abi.PS_BAD_FRAME_ID]: (i, _, t) =>
     `trace.stacks[${i}].frameId ${t.stacks[i].frameId} is not a frame id`,
-  [PS_BAD_PARENT_ID]: (i, _, t) =>
+  [abi.PS_BAD_PARENT_ID]: (i, _, t) =>
     `trace.stacks[${i}].parentId ${t.stacks[i].parentId} is not a stack id`,
-  [PS_BAD_STACK_CYCLE]: (i) => `trace.stacks form a cycle through stack ${i}`,
-  [PS_BAD_TIMESTAMP]: (i, _, t) =>
+  [abi.PS_BAD_STACK_CYCLE]: (i) => `trace.stacks form a cycle through stack ${i}`,
+  [abi.PS_BAD_TIMESTAMP]: (i, _, t) =>
     `trace.samples[${i}].timestamp must be a finite number, got ${describe(t.samples[i].timestamp)} ${String(t.samples[i].timestamp)}`,
-  [PS_BAD_STACK_ID]: (i, _, t) =>
+  [abi.PS_BAD_STACK_ID]: (i, _, t) =>
     `trace.samples[${i}].stackId ${t.samples[i].stackId} is not a stack id`,
-  [PS_BAD_MARKER]: (i, _, t) =>
+  [abi.PS_BAD_MARKER]: (i, _, t) =>
     `trace.samples[${i}].marker ${String(t.samples[i].marker)} is not a ProfilerMarker`,
-  [PS_BAD_NODE_ID]: (i) => `profile.nodes[${i}].id must be a non-negative integer`,
-  [PS_BAD_NODE_DUPLICATE]: (i, _, t) => `profile.nodes[${i}].id ${t.nodes[i].id} is used twice`,
-  [PS_BAD_NODE_LINE]: (i) => `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`,
-  [PS_BAD_NODE_COLUMN]: (i) =>
+  [abi.PS_BAD_NODE_ID]: (i) => `profile.nodes[${i}].id must be a non-negative integer`,
+  [abi.PS_BAD_NODE_DUPLICATE]: (i, _, t) => `profile.nodes[${i}].id ${t.nodes[i].id} is used twice`,
+  [abi.PS_BAD_NODE_LINE]: (i) =>
+    `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`,
+  [abi.PS_BAD_NODE_COLUMN]: (i) =>
     `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`,
-  [PS_BAD_NODE_CHILD]: (i, k, t) =>
+  [abi.PS_BAD_NODE_CHILD]: (i, k, t) =>
     `profile.nodes[${i}].children[${k}] names node ${t.nodes[i].children[k]}, which does not exist`,
-  [PS_BAD_NODE_PARENT]: (i, _, t) =>
+  [abi.PS_BAD_NODE_PARENT]: (i, _, t) =>
     `profile.nodes[${i}].parent names node ${t.nodes[i].parent}, which does not exist`,
-  [PS_BAD_NODE_TWO_PARENTS]: (i, _, t) => `node ${t.nodes[i].id} has two parents`,
-  [PS_BAD_NODE_CYCLE]: (i, _, t) => `the nodes form a cycle through node ${t.nodes[i].id}`,
-  [PS_BAD_SAMPLE_NODE]: (i, _, t) =>
+  [abi.PS_BAD_NODE_TWO_PARENTS]: (i, _, t) => `node ${t.nodes[i].id} has two parents`,
+  [abi.PS_BAD_NODE_CYCLE]: (i, _, t) => `the nodes form a cycle through node ${t.nodes[i].id}`,
+  [abi.PS_BAD_SAMPLE_NODE]: (i, _, t) =>
     `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`,
-  [PS_BAD_TIME_DELTA]: (i) => `profile.timeDeltas[${i}] must be a finite number of µs`,
+  [abi.PS_BAD_TIME_DELTA]: (i) => `profile.timeDeltas[${i}] must be a finite number of µs`,
 };
 
 export function createTraceCodec(core) {
@@ -159,7 +123,7 @@ export function createTraceCodec(core) {
      * Returns the number of samples appended.
      */
     importV8(h, p, offsetMs, afterMs = -Infinity, untilMs = Infinity, context = CONTEXT) {
-      const fail = (detail) => statusError(PS_E_PARSE, context, detail);
+      const fail = (detail) => statusError(abi.PS_E_PARSE, context, detail);
       if (p === null || typeof p !== 'object' || Array.isArray(p))
         throw fail(`expected a .cpuprofile object, got ${describe(p)}`);
       if (!Array.isArray(p.nodes))
@@ -248,7 +212,7 @@ export function createTraceCodec(core) {
       context = CONTEXT,
       lenientMarkers = false,
     ) {
-      const fail = (detail) => statusError(PS_E_PARSE, context, detail);
+      const fail = (detail) => statusError(abi.PS_E_PARSE, context, detail);
       if (!isObj(t)) throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
       const lists = ['resources', 'frames', 'stacks', 'samples'];
       for (const k of lists)
@@ -296,7 +260,7 @@ export function createTraceCodec(core) {
         f64[w + 1] = num(s.stackId);
         f64[w + 2] = absent(s.marker)
           ? 0
-          : MARKER_CODE.get(s.marker) || (lenientMarkers ? PS_MARKER_OTHER : -1);
+          : MARKER_CODE.get(s.marker) || (lenientMarkers ? abi.PS_MARKER_OTHER : -1);
       }
       return this.checkImport(
         core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.used, afterMs, untilMs),
@@ -307,10 +271,10 @@ export function createTraceCodec(core) {
 
     /** `status` of an import call, or the TypeError naming the member the core refused. */
     checkImport(status, context, input) {
-      if (status !== PS_E_PARSE) return check(status);
+      if (status !== abi.PS_E_PARSE) return check(status);
       const o = core.out();
       const message = PROBLEM[o[0]];
-      throw statusError(PS_E_PARSE, context, message && message(o[1], o[2], input));
+      throw statusError(abi.PS_E_PARSE, context, message && message(o[1], o[2], input));
     },
 
     /**
@@ -326,16 +290,16 @@ export function createTraceCodec(core) {
       const [u32, i32, f64, u8] = [core.u32(), core.i32(), core.f64(), core.u8()];
       const col = (c, shift = 2) => core.x.ps_trace_column(h, c) >>> shift;
       const [fName, fRes, fLine, fCol, sParent, sFrame, st] = [
-        PS_COL_FRAME_NAME,
-        PS_COL_FRAME_RESOURCE,
-        PS_COL_FRAME_LINE,
-        PS_COL_FRAME_COLUMN,
-        PS_COL_STACK_PARENT,
-        PS_COL_STACK_FRAME,
-        PS_COL_SAMPLE_STACK,
+        abi.PS_COL_FRAME_NAME,
+        abi.PS_COL_FRAME_RESOURCE,
+        abi.PS_COL_FRAME_LINE,
+        abi.PS_COL_FRAME_COLUMN,
+        abi.PS_COL_STACK_PARENT,
+        abi.PS_COL_STACK_FRAME,
+        abi.PS_COL_SAMPLE_STACK,
       ].map((c) => col(c));
-      const ts = col(PS_COL_SAMPLE_TIME, 3),
-        mk = col(PS_COL_SAMPLE_MARKER, 0);
+      const ts = col(abi.PS_COL_SAMPLE_TIME, 3),
+        mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const frames = new Array(nf);
       for (let i = 0; i < nf; i++) {
         const f = {};
