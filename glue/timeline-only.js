@@ -23,5 +23,7 @@ export const droppedEntries = realm.droppedEntries;
 export function install(options) {
   return installInto(realm, options);
 }
+// Its name survives the bundles that minify identifiers.
+Object.defineProperty(install, 'name', { value: 'install' });
 
 export default performance;
