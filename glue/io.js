@@ -1,5 +1,7 @@
 // The io layer: the one way data crosses between the glue and the core (src/exchange.c is its C
-// half). `createIo(exports)` wraps an instance's exports with:
+// half). `createIo(exports)` wraps an instance's exports with the status check, the views and
+// the result buffer; `withTransfers(io)` adds the string, list and blob transfers (the
+// timeline glue uses none of them, and the timeline-only bundle leaves them out). In all:
 //   strings  in: putString (WTF-8 into the exchange buffer), encodeInto (into a reserved region);
 //            out: takeString / takeStrings / takeJSON (WTF-8), one codec both ways, so
 //            every JS string (lone surrogates and a leading U+FEFF included) round-trips;
@@ -117,7 +119,15 @@ export function createIo(x) {
     results() {
       return x.ps_result_ptr() >>> 2;
     },
+  };
+  return io;
+}
 
+/** Add the string, list and blob transfers to an io layer (once; returns it). */
+export function withTransfers(io) {
+  if (io.takeString) return io;
+  const x = io.x;
+  return Object.assign(io, {
     /** Write `s` at the start of the exchange buffer as WTF-8; returns its byte length. */
     putString(s) {
       const ptr = io.reserve(s.length * 3);
@@ -165,6 +175,5 @@ export function createIo(x) {
       }
       return list;
     },
-  };
-  return io;
+  });
 }
