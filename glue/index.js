@@ -3,7 +3,7 @@
 // the package that is loaded (ESM and CommonJS), so there is only ever one timeline.
 import { lazyCore, loadCore } from './loader.js';
 import { createRealm } from './performance.js';
-import { install as installInto } from './install.js';
+import { install as installInto, FULL_FEATURES } from './install.js';
 import { createProfilerClass } from './profiler.js';
 
 const MEASURE = Symbol.for('perfshim.measureMemory'); // glue/measure-memory-browser.js's mark
@@ -37,6 +37,7 @@ const realm =
 if (!realm.Profiler) {
   realm.traceCore = realm.methods.measureUserAgentSpecificMemory ? realm.core : lazyCore(loadCore);
   realm.Profiler = createProfilerClass(realm.traceCore);
+  realm.features = FULL_FEATURES; // install() adds the Profiler and Measure Memory
 }
 
 export const performance = realm.performance;
