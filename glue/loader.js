@@ -41,24 +41,11 @@ export function instantiateCore(bytes) {
 /** The same, without the string, list and blob transfers (the timeline glue's io). */
 function instantiateBare(bytes) {
   const module = new WebAssembly.Module(bytes);
+  // The one import every build of the core has (STANDALONE_WASM, no entry point, no stdio).
   const imports = {
     env: {
       emscripten_notify_memory_growth() {
         /* views re-derive themselves (io.js) */
-      },
-    },
-    wasi_snapshot_preview1: {
-      proc_exit(code) {
-        throw new Error(`perfshim core exited with ${code}`);
-      },
-      fd_write() {
-        return 52; /* ENOSYS: the core does not print */
-      },
-      fd_close() {
-        return 52;
-      },
-      fd_seek() {
-        return 52;
       },
     },
   };
