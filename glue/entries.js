@@ -236,8 +236,10 @@ export class PerformanceMeasure extends PerformanceEntry {
   }
 }
 
-/** WebIDL shape: members enumerable, a toStringTag per interface. */
+/** WebIDL shape: members enumerable, a toStringTag per interface, and the interface's name
+ *  (a bundle that minifies identifiers renames the class). */
 export function webidlShape(Ctor, tag) {
+  Object.defineProperty(Ctor, 'name', { value: tag });
   const proto = Ctor.prototype;
   for (const key of Object.getOwnPropertyNames(proto)) {
     if (key === 'constructor') continue;

@@ -1,9 +1,9 @@
 // perfshim, the ponyfill: `import { performance, PerformanceObserver, ... } from 'perfshim'`
 // touches no globals. One realm (core + timeline) per JavaScript realm, shared by every copy of
 // the package that is loaded (ESM and CommonJS), so there is only ever one timeline.
-import { lazyCore } from './loader.js';
+import { lazyCore, loadCore } from './loader.js';
 import { createRealm } from './performance.js';
-import { install as installInto } from './install.js';
+import { install as installInto, FULL_FEATURES } from './install.js';
 import { createProfilerClass } from './profiler.js';
 
 const MEASURE = Symbol.for('perfshim.measureMemory'); // glue/measure-memory-browser.js's mark
@@ -31,12 +31,13 @@ function lazyMeasureMemory(core, options) {
 const KEY = Symbol.for('perfshim.realm');
 const realm =
   globalThis[KEY] ||
-  (globalThis[KEY] = createRealm(lazyCore(), { measureMemory: lazyMeasureMemory }));
+  (globalThis[KEY] = createRealm(lazyCore(loadCore), { measureMemory: lazyMeasureMemory }));
 // A realm that perfshim/timeline made first keeps its timeline (one per realm); profiler traces
 // then live in a full core of their own (the timeline-only core has no trace functions).
 if (!realm.Profiler) {
-  realm.traceCore = realm.methods.measureUserAgentSpecificMemory ? realm.core : lazyCore();
+  realm.traceCore = realm.methods.measureUserAgentSpecificMemory ? realm.core : lazyCore(loadCore);
   realm.Profiler = createProfilerClass(realm.traceCore);
+  realm.features = FULL_FEATURES; // install() adds the Profiler and Measure Memory
 }
 
 export const performance = realm.performance;

@@ -138,37 +138,48 @@ export function install(realm, options = {}) {
   const force = !!(options.force || config.force);
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
   const result = { installed: [], reasons: {} };
-  /** Install `feature` when the host falls short (shortfalls(): why) or with force. */
+  /** Install `feature` when the host falls short (shortfalls(): why, null when the realm has no
+   *  such feature) or with force. */
   const add = (feature, shortfalls, put) => {
     if (done.features.has(feature)) return;
-    const why = shortfalls();
-    if (!force && !why.length) return;
-    put();
+    const why = shortfalls(realm);
+    if (!why || (!force && !why.length)) return;
+    put(realm, force);
     done.features.add(feature);
     result.installed.push(feature);
     result.reasons[feature] = why.length ? why : ['forced'];
   };
-  add('timeline', timelineShortfalls, () => installTimeline(realm));
-  // Defined everywhere (where no source exists, construction throws NotAllowedError, as the
-  // spec's policy check does), over a native Profiler only with force: ours then samples
-  // through the native one and re-encodes its traces in the core.
-  if (realm.Profiler)
-    add(
-      'profiler',
-      () =>
-        typeof g.Profiler === 'function' && g.Profiler !== realm.Profiler ? [] : ['no Profiler'],
-      () => defineValue(g, 'Profiler', realm.Profiler, false),
-    );
-  if (realm.methods.measureUserAgentSpecificMemory)
-    add('memory', memoryShortfalls, () => installMemory(realm, force));
+  add('timeline', timelineShortfalls, installTimeline);
+  for (const [feature, shortfalls, put] of realm.features || []) add(feature, shortfalls, put);
   return result;
 }
 
-/** Why the host's Measure Memory should be provided ([] = the host has both names). */
-const memoryShortfalls = () =>
-  MEMORY_METHODS.filter((k) => !nativeHome || typeof nativeHome[k] !== 'function').map(
-    (k) => `no ${k}`,
-  );
+/** The full entry's features (it sets realm.features; the timeline-only bundle leaves them
+ *  out), as [feature, shortfalls(realm), put(realm, force)]. */
+export const FULL_FEATURES = [
+  // Defined everywhere (where no source exists, construction throws NotAllowedError, as the
+  // spec's policy check does), over a native Profiler only with force: ours then samples
+  // through the native one and re-encodes its traces in the core.
+  [
+    'profiler',
+    (realm) =>
+      typeof globalThis.Profiler === 'function' && globalThis.Profiler !== realm.Profiler
+        ? []
+        : ['no Profiler'],
+    (realm) => defineValue(globalThis, 'Profiler', realm.Profiler, false),
+  ],
+  // Why the host's Measure Memory should be provided ([] = the host has both names).
+  [
+    'memory',
+    (realm) =>
+      realm.methods.measureUserAgentSpecificMemory
+        ? MEMORY_METHODS.filter((k) => !nativeHome || typeof nativeHome[k] !== 'function').map(
+            (k) => `no ${k}`,
+          )
+        : null,
+    installMemory,
+  ],
+];
 
 /** measureUserAgentSpecificMemory and measureMemory where the host's methods live (its
  *  Performance.prototype, or a plain-object `performance` itself: see nativeHome). Over

@@ -1,5 +1,8 @@
 // The io layer: the one way data crosses between the glue and the core (src/exchange.c is its C
-// half). `createIo(exports)` wraps an instance's exports with:
+// half). `createIo(exports)` wraps an instance's exports with the status check, the u32 view,
+// the out registers and the result buffer; `withTransfers(io)` adds the exchange buffer, the
+// other views, strings, lists and blobs (the timeline glue uses none of them, and the
+// timeline-only bundle leaves them out). In all:
 //   strings  in: putString (WTF-8 into the exchange buffer), encodeInto (into a reserved region);
 //            out: takeString / takeStrings / takeJSON (WTF-8), one codec both ways, so
 //            every JS string (lone surrogates and a leading U+FEFF included) round-trips;
@@ -14,9 +17,10 @@
 import { PS_E_NOMEM } from './abi.js';
 import { statusError } from './errors.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const loose = new TextDecoder('utf-8', { ignoreBOM: true });
-const latin1 = new TextDecoder('latin1');
+// (Pure: a bundle without the transfers drops them.)
+const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const loose = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
+const latin1 = /* @__PURE__ */ new TextDecoder('latin1');
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Decode WTF-8 that is not valid UTF-8: the 3-byte forms of lone surrogates (ED A0..BF xx)
@@ -74,10 +78,7 @@ export function encodeInto(s, b, at) {
 
 /** The io layer over one instance's exports (see the file header). */
 export function createIo(x) {
-  let u8 = new Uint8Array(0);
   let u32 = new Uint32Array(0);
-  let i32 = new Int32Array(0);
-  let f64 = new Float64Array(0);
   let out = new Float64Array(0);
   const io = {
     x,
@@ -89,6 +90,31 @@ export function createIo(x) {
       return status;
     },
 
+    /** The whole-memory u32 view (cached, re-derived after the memory grows): index = address >> 2. */
+    u32() {
+      return u32.length ? u32 : (u32 = new Uint32Array(x.memory.buffer));
+    },
+    /** The eight f64 out registers. */
+    out() {
+      return out.length ? out : (out = new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8));
+    },
+    /** The index in u32() of the first u32 result of the last call. */
+    results() {
+      return x.ps_result_ptr() >>> 2;
+    },
+  };
+  return io;
+}
+
+/** Add the transfers to an io layer (once; returns it): the exchange buffer and the other
+ *  whole-memory views, strings, lists and blobs. */
+export function withTransfers(io) {
+  if (io.takeString) return io;
+  const x = io.x;
+  let u8 = new Uint8Array(0);
+  let i32 = new Int32Array(0);
+  let f64 = new Float64Array(0);
+  return Object.assign(io, {
     /** The address of at least `bytes` bytes of exchange buffer (RangeError when out of memory). */
     reserve(bytes) {
       const ptr = x.ps_exchange_reserve(bytes || 1);
@@ -100,22 +126,11 @@ export function createIo(x) {
     u8() {
       return u8.length ? u8 : (u8 = new Uint8Array(x.memory.buffer));
     },
-    u32() {
-      return u32.length ? u32 : (u32 = new Uint32Array(x.memory.buffer));
-    },
     i32() {
       return i32.length ? i32 : (i32 = new Int32Array(x.memory.buffer));
     },
     f64() {
       return f64.length ? f64 : (f64 = new Float64Array(x.memory.buffer));
-    },
-    /** The eight f64 out registers. */
-    out() {
-      return out.length ? out : (out = new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8));
-    },
-    /** The index in u32() of the first u32 result of the last call. */
-    results() {
-      return x.ps_result_ptr() >>> 2;
     },
 
     /** Write `s` at the start of the exchange buffer as WTF-8; returns its byte length. */
@@ -165,6 +180,5 @@ export function createIo(x) {
       }
       return list;
     },
-  };
-  return io;
+  });
 }

@@ -3,7 +3,7 @@
 // `createCore(bytes)` lets a test hand in another build. The wasm/*.wasm.js modules embed each
 // core as a string of one character per byte (tools/embed-wasm.mjs).
 import { wasmBytes } from '../wasm/perfshim.wasm.js';
-import { createIo } from './io.js';
+import { createIo, withTransfers } from './io.js';
 
 /** A Node built-in module, reached synchronously from ESM and CommonJS alike; else null. */
 function nodeBuiltin(name) {
@@ -32,28 +32,20 @@ export function createCore(bytes = embeddedBytes(wasmBytes)) {
   return instantiateCore(bytes);
 }
 
-/** Instantiate a module of the core (the full core, the timeline-only core, the Measure Memory
- *  core) from its bytes: its exports behind the io layer (glue/io.js). */
+/** Instantiate a module of the core (the full core, the Measure Memory core) from its bytes:
+ *  its exports behind the io layer (glue/io.js), transfers included. */
 export function instantiateCore(bytes) {
+  return withTransfers(instantiateBare(bytes));
+}
+
+/** The same, without the string, list and blob transfers (the timeline glue's io). */
+function instantiateBare(bytes) {
   const module = new WebAssembly.Module(bytes);
+  // The one import every build of the core has (STANDALONE_WASM, no entry point, no stdio).
   const imports = {
     env: {
       emscripten_notify_memory_growth() {
         /* views re-derive themselves (io.js) */
-      },
-    },
-    wasi_snapshot_preview1: {
-      proc_exit(code) {
-        throw new Error(`perfshim core exited with ${code}`);
-      },
-      fd_write() {
-        return 52; /* ENOSYS: the core does not print */
-      },
-      fd_close() {
-        return 52;
-      },
-      fd_seek() {
-        return 52;
       },
     },
   };
@@ -65,21 +57,25 @@ export function instantiateCore(bytes) {
 }
 
 let cached;
-/** The shared core of this realm. In Node, PERFSHIM_WASM=path selects another build of the core
- *  (the test suites run on the debug build this way). */
-export function loadCore() {
-  if (!cached) {
-    cached = createCore(coreBytes('PERFSHIM_WASM', wasmBytes));
-  }
+/** The shared core of this realm, its io without transfers until loadCore() adds them (the
+ *  timeline-only entry uses this, so its bundle has no transfer code). In Node,
+ *  PERFSHIM_WASM=path selects another build of the core (the suites run on the debug build). */
+export function loadTimelineCore() {
+  if (!cached) cached = instantiateBare(coreBytes('PERFSHIM_WASM', wasmBytes));
   return cached;
+}
+
+/** The shared core of this realm, with the io's transfers. */
+export function loadCore() {
+  return withTransfers(loadTimelineCore());
 }
 
 /** A core that is instantiated on first use: importing and installing perfshim then costs no
  *  WebAssembly compilation (V8 starts its wasm engine on the first module, ~2 ms in Node); the
  *  first use of any member pays it. Same interface as createCore()'s result: the first member
  *  read reaches the prototype, which copies the core's members onto the object, so every later
- *  read is an own data property. */
-export function lazyCore(make = loadCore) {
+ *  read is an own data property. `make` makes the core: loadCore, or loadTimelineCore. */
+export function lazyCore(make) {
   const lazy = Object.create(
     new Proxy(
       {},

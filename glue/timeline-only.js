@@ -2,12 +2,12 @@
 // exporters), for pages and services that want marks and measures; its bundles embed the
 // timeline-only core (wasm/perfshim-timeline.wasm). Same realm rule as the full entry: one
 // timeline per JavaScript realm, shared with the full `perfshim` if that is loaded too.
-import { lazyCore } from './loader.js';
+import { lazyCore, loadTimelineCore } from './loader.js';
 import { createRealm } from './performance.js';
 import { install as installInto } from './install.js';
 
 const KEY = Symbol.for('perfshim.realm');
-const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore()));
+const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore(loadTimelineCore)));
 
 export const performance = realm.performance;
 export const PerformanceEntry = realm.PerformanceEntry;
@@ -23,5 +23,7 @@ export const droppedEntries = realm.droppedEntries;
 export function install(options) {
   return installInto(realm, options);
 }
+// Its name survives the bundles that minify identifiers.
+Object.defineProperty(install, 'name', { value: 'install' });
 
 export default performance;
