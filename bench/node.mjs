@@ -18,9 +18,18 @@ const rows = [];
 const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7);
 const skip = (label) => only && !label.includes(only);
 const baselineDir = (process.argv.find((a) => a.startsWith('--baseline=')) || '').slice(11);
-const base = baselineDir
-  ? (await import(pathToFileURL(join(resolve(baselineDir), 'glue/index.js')).href)).performance
-  : null;
+// The baseline gets a realm of its own: perfshim keeps one realm per JS realm under this key,
+// so without moving ours aside the baseline's glue would reuse ours and time our code twice.
+async function importBaseline(dir) {
+  const key = Symbol.for('perfshim.realm');
+  const mine = globalThis[key];
+  delete globalThis[key];
+  const m = await import(pathToFileURL(join(resolve(dir), 'glue/index.js')).href);
+  globalThis[key] = mine;
+  if (m.performance === ours) throw new Error('the baseline shares our realm');
+  return m.performance;
+}
+const base = baselineDir ? await importBaseline(baselineDir) : null;
 
 function time(fn, n) {
   const t0 = process.hrtime.bigint();
