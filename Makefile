@@ -92,7 +92,7 @@ deps:
 	bash tools/install-deps.sh
 
 C_TESTS := $(patsubst test/c/%.c,build/%,$(sort $(wildcard test/c/test_*.c)))
-build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
+build/test_%: test/c/test_%.c $(wildcard test/c/*.h) $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
 	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $< -o $@ -lm
 
@@ -103,7 +103,7 @@ test-c: deps $(C_TESTS)
 # runs each for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 10
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,build/%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
-build/fuzz_%: test/fuzz/fuzz_%.c $(SRC) $(HDR) $(CJSON)
+build/fuzz_%: test/fuzz/fuzz_%.c $(wildcard test/c/*.h) $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
 	clang-14 -std=c11 -g -O1 -Isrc -Ithird_party/cjson -DPS_DEBUG \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(SRC) $(CJSON) $< -o $@ -lm
