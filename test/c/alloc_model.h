@@ -7,7 +7,9 @@
 #include <string.h>
 
 /* The fake linear memory: 64 KB pages of a static arena; the heap starts past a "data" part. */
+#ifndef ARENA
 #define ARENA (32u << 20)
+#endif
 static _Alignas(65536) unsigned char arena[ARENA];
 static uint64_t pages = 2;
 static int grow_fails;

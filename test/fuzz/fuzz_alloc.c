@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+/* A 4 MB memory: each input resets the model's maps, and a full memory is a case to reach. */
+#define ARENA (4u << 20)
 #include "../c/alloc_model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
