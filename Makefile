@@ -10,7 +10,7 @@ HDR := $(sort $(wildcard src/*.h))
 CJSON := third_party/cjson/cJSON.c
 # The ABI is every PS_API declaration in the headers: Measure Memory's (memory.h) in a core of its
 # own, loaded on first use (wasm/perfshim-memory.wasm), the rest in the full core.
-MEMORY_SRC := src/memory.c src/json.c src/exchange.c src/vec.c
+MEMORY_SRC := src/memory.c src/json.c src/exchange.c src/vec.c src/alloc.c
 CORE_SRC := $(filter-out src/memory.c src/json.c,$(SRC))
 EXPORTS = $(shell bash tools/exports.sh $(filter-out src/memory.h,$(HDR)))
 MEMORY_EXPORTS = $(shell bash tools/exports.sh src/perfshim.h src/memory.h | tr , '\n' | grep -E '_ps_(exchange|blob|memory)_' | paste -sd,)
@@ -22,7 +22,7 @@ MEMORY_EXPORTS = $(shell bash tools/exports.sh src/perfshim.h src/memory.h | tr 
 # is embedded in the eager bundles (docs/benchmarks.md, Size).
 WASM_FLAGS := -Oz -std=c11 -Wall -Wextra -Werror -Isrc \
   --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
-  -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=emmalloc
+  -sINITIAL_MEMORY=2MB -sTOTAL_STACK=131072 -sERROR_ON_UNDEFINED_SYMBOLS=1 -sMALLOC=none
 DEBUG_FLAGS := $(filter-out -Oz,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
 NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson -DPS_DEBUG \
   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -53,7 +53,7 @@ wasm/perfshim.wasm: $(CORE_SRC) $(HDR) Makefile | toolchain
 
 # The timeline-only core (perfshim/timeline): User Timing + Performance Timeline, no cJSON; its
 # ABI is the main header's PS_API declarations only. Built for size (-Oz: a 15 KB budget).
-TIMELINE_SRC := src/exchange.c src/timeline.c src/usertiming.c src/vec.c
+TIMELINE_SRC := src/alloc.c src/exchange.c src/timeline.c src/usertiming.c src/vec.c
 wasm/perfshim-timeline.wasm: $(TIMELINE_SRC) src/perfshim.h src/internal.h Makefile | toolchain
 	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(shell bash tools/exports.sh src/perfshim.h) $(TIMELINE_SRC) -o $@
 	@sha256sum $@ | tee wasm/perfshim-timeline.wasm.sha256
@@ -92,7 +92,7 @@ deps:
 	bash tools/install-deps.sh
 
 C_TESTS := $(patsubst test/c/%.c,build/%,$(sort $(wildcard test/c/test_*.c)))
-build/test_%: test/c/test_%.c test/c/check.h $(SRC) $(HDR) $(CJSON)
+build/test_%: test/c/test_%.c $(wildcard test/c/*.h) $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
 	$(CC) $(NATIVE_FLAGS) $(SRC) $(CJSON) $< -o $@ -lm
 
@@ -103,7 +103,7 @@ test-c: deps $(C_TESTS)
 # runs each for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 10
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,build/%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
-build/fuzz_%: test/fuzz/fuzz_%.c $(SRC) $(HDR) $(CJSON)
+build/fuzz_%: test/fuzz/fuzz_%.c $(wildcard test/c/*.h) $(SRC) $(HDR) $(CJSON)
 	@mkdir -p build
 	clang-14 -std=c11 -g -O1 -Isrc -Ithird_party/cjson -DPS_DEBUG \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(SRC) $(CJSON) $< -o $@ -lm

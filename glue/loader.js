@@ -41,15 +41,9 @@ export function instantiateCore(bytes) {
 /** The same, without the string, list and blob transfers (the timeline glue's io). */
 function instantiateBare(bytes) {
   const module = new WebAssembly.Module(bytes);
-  // The one import every build of the core has (STANDALONE_WASM, no entry point, no stdio).
-  const imports = {
-    env: {
-      emscripten_notify_memory_growth() {
-        /* views re-derive themselves (io.js) */
-      },
-    },
-  };
-  const x = new WebAssembly.Instance(module, imports).exports;
+  // No imports: the core grows its memory itself (src/alloc.c) and has no entry point or stdio;
+  // the io layer's views re-derive themselves after a growth.
+  const x = new WebAssembly.Instance(module, {}).exports;
   if (typeof x._initialize === 'function') x._initialize();
   const core = createIo(x);
   core.module = module;
