@@ -6,6 +6,7 @@
 // Usage (bench/node.mjs runs it): node bench/node-steady.mjs host|ours GLUE_DIR WORKLOAD N
 import { pathToFileURL } from 'node:url';
 import { join, resolve } from 'node:path';
+import { nestedMeasures } from './workloads.mjs';
 
 const [which, glueDir, workload, count] = process.argv.slice(2);
 const p =
@@ -35,16 +36,7 @@ const workloads = {
     }
   },
   nested(k) {
-    for (let i = 0; i < k; i += 4) {
-      const t0 = p.now(),
-        t1 = p.now(),
-        t2 = p.now(),
-        t3 = p.now();
-      p.measure('d3', { start: t3 });
-      p.measure('d2', { start: t2 });
-      p.measure('d1', { start: t1 });
-      p.measure('d0', { start: t0 });
-    }
+    nestedMeasures(p, k);
   },
 };
 const run = workloads[workload];

@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { nestedMeasures } from './workloads.mjs';
 
 const host = globalThis.performance;
 const HostObserver = globalThis.PerformanceObserver;
@@ -169,18 +170,7 @@ for (const [k, rounds, heavy] of [
 await compare(
   'nested measures (depth 4, outer ends last)',
   () => null,
-  (p, n) => {
-    for (let i = 0; i < n; i += 4) {
-      const t0 = p.now(),
-        t1 = p.now(),
-        t2 = p.now(),
-        t3 = p.now();
-      p.measure('d3', { start: t3 });
-      p.measure('d2', { start: t2 });
-      p.measure('d1', { start: t1 });
-      p.measure('d0', { start: t0 });
-    }
-  },
+  nestedMeasures,
   40000,
   7,
   '≤ 0.5',
