@@ -145,14 +145,16 @@ test('the buffer fills: samplebufferfull fires once, the profiler stops, stop() 
 
 test('stop() before the buffer-full event is seen returns exactly the first maxBufferSize samples', async () => {
   const created = performance.now();
-  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 20 });
+  // 10 of the ~100 samples V8 takes in 150 ms when idle; under load on the debug build it has
+  // taken as few as 19 (the test must not depend on the machine's load).
+  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 10 });
   let fired = 0;
   p.onsamplebufferfull = () => fired++;
   workBeforeStop(150); // never yields: the sampler's timer cannot look before stop()
   const t = await p.stop();
   await new Promise((r) => setTimeout(r, 60));
   assert.equal(fired, 0);
-  assert.equal(t.samples.length, 20);
+  assert.equal(t.samples.length, 10);
   assertTraceInvariants(t);
   assert.ok(t.samples[0].timestamp >= created); // this session's, not another's
 });
