@@ -15,7 +15,16 @@
 // time_nanos = timeOrigin + the first sample; duration_nanos covers the samples plus the last one's
 // weight; period = options.interval, else the mean sample interval.
 import { gzipSync } from 'node:zlib';
-import * as pprof from 'pprof-format';
+import {
+  Profile,
+  StringTable,
+  ValueType,
+  Sample,
+  Location,
+  Line,
+  Function as PprofFunction,
+  Label,
+} from 'pprof-format';
 import { toCpuProfile, performance } from './index.js';
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -65,7 +74,7 @@ export function toPprof(trace, options = {}) {
   const { marks, measures } = readEntries(entries);
   const cp = toCpuProfile(trace); // checks the trace (TypeError naming what is wrong)
 
-  const strings = new pprof.StringTable();
+  const strings = new StringTable();
   const str = (s) => strings.dedup(s);
   const parent = new Map();
   const byId = new Map();
@@ -91,11 +100,11 @@ export function toPprof(trace, options = {}) {
       const startLine = f.lineNumber >= 0 ? f.lineNumber + 1 : 0;
       const name = str(f.functionName || '(anonymous)');
       functions.push(
-        new pprof.Function({ id: loc, name, systemName: name, filename: str(f.url), startLine }),
+        new PprofFunction({ id: loc, name, systemName: name, filename: str(f.url), startLine }),
       );
       const column = f.columnNumber >= 0 ? f.columnNumber + 1 : 0;
-      const line = new pprof.Line({ functionId: loc, line: startLine, column });
-      locations.push(new pprof.Location({ id: loc, line: [line] }));
+      const line = new Line({ functionId: loc, line: startLine, column });
+      locations.push(new Location({ id: loc, line: [line] }));
       functionOf.set(key, loc);
     }
     locationOfNode.set(nodeId, loc);
@@ -140,20 +149,20 @@ export function toPprof(trace, options = {}) {
     } else {
       samples.set(
         key,
-        new pprof.Sample({
+        new Sample({
           locationId: stackOf(cp.samples[i]),
           value: [1, wallNs],
-          label: names.map((m) => new pprof.Label({ key: keyName, str: str(m) })),
+          label: names.map((m) => new Label({ key: keyName, str: str(m) })),
         }),
       );
     }
   }
 
   const originUs = Math.round(timeOrigin * 1000) + (n ? Math.round(times[0]) : 0);
-  const profile = new pprof.Profile({
+  const profile = new Profile({
     sampleType: [
-      new pprof.ValueType({ type: str('samples'), unit: str('count') }),
-      new pprof.ValueType({ type: str('wall'), unit: str('nanoseconds') }),
+      new ValueType({ type: str('samples'), unit: str('count') }),
+      new ValueType({ type: str('wall'), unit: str('nanoseconds') }),
     ],
     sample: [...samples.values()],
     location: locations,
@@ -161,7 +170,7 @@ export function toPprof(trace, options = {}) {
     stringTable: strings,
     timeNanos: BigInt(originUs) * 1000n,
     durationNanos: n ? Math.round((spanUs + periodUs) * 1000) : 0,
-    periodType: new pprof.ValueType({ type: str('wall'), unit: str('nanoseconds') }),
+    periodType: new ValueType({ type: str('wall'), unit: str('nanoseconds') }),
     period: Math.round(periodUs * 1000),
     comment: marks.map((m) => str(`mark ${m.name} at ${m.startTime.toFixed(3)} ms`)),
     defaultSampleType: str('wall'),
