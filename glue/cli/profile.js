@@ -59,6 +59,10 @@ class UsageError extends Error {
   }
 }
 
+const usage = (message) => {
+  throw new UsageError(message);
+};
+
 function number(flag, v, { min, integer = false }) {
   if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
   const n = Number(v);
@@ -69,6 +73,32 @@ function number(flag, v, { min, integer = false }) {
   }
   return n;
 }
+
+/** --format's list: known formats, each once. */
+function formatList(v) {
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!list.length) throw new UsageError('--format needs at least one format');
+  for (const f of list)
+    if (!FORMATS.includes(f))
+      throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
+  return [...new Set(list)];
+}
+
+/** The options that take a value: flag -> set(options, value, flag). */
+const WITH_VALUE = {
+  '--interval': (o, v, f) => (o.interval = number(f, v, { min: 0.1 })),
+  '--out': (o, v) => (o.out = v || usage('--out needs a directory')),
+  '--duration': (o, v, f) => (o.duration = number(f, v, { min: 0 })),
+  '--max-samples': (o, v, f) => (o.maxSamples = number(f, v, { min: 1, integer: true })),
+  '--top': (o, v, f) => (o.top = number(f, v, { min: 0, integer: true })),
+  '--format': (o, v) => (o.formats = formatList(v)),
+  '--import': (o, v) => o.preloads.push('--import', v),
+  '--require': (o, v) => o.preloads.push('--require', v),
+  '-r': (o, v) => o.preloads.push('--require', v),
+};
 
 /** argv (after `profile`) -> options; throws UsageError. */
 export function parseArgs(argv) {
@@ -85,11 +115,6 @@ export function parseArgs(argv) {
     args: [],
   };
   let i = 0;
-  const value = (flag, inline) => {
-    if (inline !== undefined) return inline;
-    if (i + 1 >= argv.length) throw new UsageError(`${flag} needs a value`);
-    return argv[++i];
-  };
   for (; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -99,50 +124,11 @@ export function parseArgs(argv) {
     if (!a.startsWith('-') || a === '-') break; // the script
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const flag = eq > 0 ? a.slice(0, eq) : a;
-    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
-    switch (flag) {
-      case '-h':
-      case '--help':
-        o.help = true;
-        break;
-      case '--interval':
-        o.interval = number(flag, value(flag, inline), { min: 0.1 });
-        break;
-      case '--out':
-        o.out = value(flag, inline);
-        if (!o.out) throw new UsageError('--out needs a directory');
-        break;
-      case '--duration':
-        o.duration = number(flag, value(flag, inline), { min: 0 });
-        break;
-      case '--max-samples':
-        o.maxSamples = number(flag, value(flag, inline), { min: 1, integer: true });
-        break;
-      case '--top':
-        o.top = number(flag, value(flag, inline), { min: 0, integer: true });
-        break;
-      case '--format': {
-        const list = value(flag, inline)
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        if (!list.length) throw new UsageError('--format needs at least one format');
-        for (const f of list)
-          if (!FORMATS.includes(f))
-            throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
-        o.formats = [...new Set(list)];
-        break;
-      }
-      case '--import':
-        o.preloads.push('--import', value(flag, inline));
-        break;
-      case '--require':
-      case '-r':
-        o.preloads.push('--require', value(flag, inline));
-        break;
-      default:
-        throw new UsageError(`unknown option '${a}'`);
-    }
+    if (flag === '-h' || flag === '--help') o.help = true;
+    else if (!Object.hasOwn(WITH_VALUE, flag)) usage(`unknown option '${a}'`);
+    else if (eq > 0) WITH_VALUE[flag](o, a.slice(eq + 1), flag);
+    else if (i + 1 < argv.length) WITH_VALUE[flag](o, argv[++i], flag);
+    else usage(`${flag} needs a value`);
   }
   if (o.help) return o;
   if (i >= argv.length)
