@@ -64,9 +64,11 @@ export function createObserverClasses(timeline) {
       this.#list = entries.sort((a, b) => a.startTime - b.startTime);
     }
 
+    /** The brand check; returns the context of `op`'s messages. */
     #check(op) {
-      if (!(#list in this))
-        throw new TypeError(`${failed(op, 'PerformanceObserverEntryList')}: Illegal invocation`);
+      const context = failed(op, 'PerformanceObserverEntryList');
+      if (!(#list in this)) throw new TypeError(`${context}: Illegal invocation`);
+      return context;
     }
 
     getEntries() {
@@ -75,15 +77,13 @@ export function createObserverClasses(timeline) {
     }
 
     getEntriesByType(type) {
-      const context = failed('getEntriesByType', 'PerformanceObserverEntryList');
-      this.#check('getEntriesByType');
+      const context = this.#check('getEntriesByType');
       requireArgs(arguments.length, 1, context);
       return filterList(this.#list, null, toDOMString(type, context));
     }
 
     getEntriesByName(name, type = undefined) {
-      const context = failed('getEntriesByName', 'PerformanceObserverEntryList');
-      this.#check('getEntriesByName');
+      const context = this.#check('getEntriesByName');
       requireArgs(arguments.length, 1, context);
       name = toDOMString(name, context);
       return filterList(this.#list, name, type === undefined ? null : toDOMString(type, context));
@@ -108,15 +108,16 @@ export function createObserverClasses(timeline) {
       this.#callback = callback;
     }
 
+    /** The brand check; returns the context of `op`'s messages. */
     #check(op) {
-      if (!(#callback in this))
-        throw new TypeError(`${failed(op, 'PerformanceObserver')}: Illegal invocation`);
+      const context = failed(op, 'PerformanceObserver');
+      if (!(#callback in this)) throw new TypeError(`${context}: Illegal invocation`);
+      return context;
     }
 
     /** Performance Timeline §observe() method. */
     observe(options = undefined) {
-      const context = failed('observe', 'PerformanceObserver');
-      this.#check('observe');
+      const context = this.#check('observe');
       const init = toObserverInit(options, context);
       if (init.entryTypes === undefined && init.type === undefined) {
         throw new TypeError(
