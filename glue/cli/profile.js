@@ -10,6 +10,7 @@
 // buffered marks and measures): one rewritten line on a terminal, a plain line every 5 s
 // otherwise.
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import {
   mkdtempSync,
   mkdirSync,
@@ -348,7 +349,6 @@ export async function run(argv, io = {}) {
     },
   );
   const t0 = Date.now();
-  let last = null;
   let lastPlain = 0;
   let progressShown = false;
   const clearLine = () => {
@@ -357,23 +357,16 @@ export async function run(argv, io = {}) {
       progressShown = false;
     }
   };
-  child.stdio[3].setEncoding('utf8');
-  let buf = '';
-  child.stdio[3].on('data', (chunk) => {
-    buf += chunk;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      let msg = null;
-      try {
-        msg = JSON.parse(buf.slice(0, nl));
-      } catch {
-        /* not ours */
-      }
-      buf = buf.slice(nl + 1);
-      if (msg && msg.ready) onReady();
-      else if (msg) last = msg;
+  // The preload's lines: {ready} once, then the progress every 250 ms.
+  createInterface({ input: child.stdio[3] }).on('line', (text) => {
+    let last;
+    try {
+      last = JSON.parse(text);
+    } catch {
+      return; // not ours
     }
-    if (!last) return;
+    if (!last || typeof last !== 'object') return;
+    if (last.ready) return onReady();
     // The main thread's samples so far (counted in windows by the preload: it lags ~0.25 s);
     // none before the first window is counted or when the count is unavailable.
     const samples =
