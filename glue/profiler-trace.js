@@ -26,7 +26,7 @@ const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : t
 const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -Infinity);
 
 /** The strings of an import, each written once (WTF-8) in the byte region after the records:
- *  add() every string first (to size the region), then place() them. */
+ *  add() every string first (to size the region), reserve() the records, then place() them. */
 class Strings {
   constructor() {
     this.at = new Map(); // string -> [offset, byte length] once placed
@@ -38,11 +38,19 @@ class Strings {
     this.at.set(s, null);
     this.room += s.length * 3;
   }
-  /** Write (offset, byte length) of `s` at f64[w], its bytes into u8 at `region` the first time. */
-  place(s, f64, w, u8, region) {
+  /** Reserve `words` f64 of records in the exchange buffer with the strings' region after them;
+   *  returns the records' first index in core.f64(). */
+  reserve(core, words) {
+    const ptr = core.reserve(words * 8 + this.room);
+    this.u8 = core.u8();
+    this.region = ptr + words * 8;
+    return ptr >>> 3;
+  }
+  /** Write (offset, byte length) of `s` at f64[w], its bytes into the region the first time. */
+  place(s, f64, w) {
     let p = this.at.get(s);
     if (!p) {
-      this.at.set(s, (p = [this.used, encodeInto(s, u8, region + this.used)]));
+      this.at.set(s, (p = [this.used, encodeInto(s, this.u8, this.region + this.used)]));
       this.used += p[1];
     }
     f64[w] = p[0];
@@ -158,20 +166,16 @@ export function createTraceCodec(core) {
         strings.add(cf.functionName);
         strings.add(cf.url || '');
       }
-      const words = n * 10 + kids,
-        ptr = core.reserve(words * 8 + strings.room);
-      const f64 = core.f64(),
-        u8 = core.u8(),
-        base = ptr >>> 3,
-        region = ptr + words * 8;
+      const base = strings.reserve(core, n * 10 + kids),
+        f64 = core.f64();
       for (let i = 0, w = base, c = base + n * 10; i < n; i++, w += 10) {
         const node = nodes[i],
           cf = node.callFrame,
           ch = node.children;
         f64[w] = num(node.id);
         f64[w + 1] = num(node.parent);
-        strings.place(cf.functionName, f64, w + 2, u8, region);
-        strings.place(cf.url || '', f64, w + 4, u8, region);
+        strings.place(cf.functionName, f64, w + 2);
+        strings.place(cf.url || '', f64, w + 4);
         f64[w + 6] = absent(cf.lineNumber) ? -1 : num(cf.lineNumber);
         f64[w + 7] = absent(cf.columnNumber) ? -1 : num(cf.columnNumber);
         f64[w + 8] = c - base - n * 10;
@@ -236,16 +240,12 @@ export function createTraceCodec(core) {
         nf = frames.length,
         ns = stacks.length,
         nsm = samples.length;
-      const words = nr * 2 + nf * 5 + ns * 2 + nsm * 3;
-      const ptr = core.reserve(words * 8 + strings.room);
-      const f64 = core.f64(),
-        u8 = core.u8(),
-        region = ptr + words * 8;
-      let w = ptr >>> 3;
-      for (let i = 0; i < nr; i++, w += 2) strings.place(resources[i], f64, w, u8, region);
+      let w = strings.reserve(core, nr * 2 + nf * 5 + ns * 2 + nsm * 3);
+      const f64 = core.f64();
+      for (let i = 0; i < nr; i++, w += 2) strings.place(resources[i], f64, w);
       for (let i = 0; i < nf; i++, w += 5) {
         const f = frames[i];
-        strings.place(f.name, f64, w, u8, region);
+        strings.place(f.name, f64, w);
         f64[w + 2] = num(f.resourceId);
         f64[w + 3] = num(f.line);
         f64[w + 4] = num(f.column);
