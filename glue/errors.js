@@ -1,18 +1,7 @@
 // One table from core status codes (glue/abi.js, generated from src/perfshim.h) to the
 // exceptions the specs name, and the helpers that build exceptions with browser-like messages.
 // Nothing else in the shim throws strings.
-import {
-  PS_E_ARG,
-  PS_E_MEASURE_END_MARK,
-  PS_E_MEASURE_NO_RANGE,
-  PS_E_MEASURE_OVERSPEC,
-  PS_E_NEGATIVE_DURATION,
-  PS_E_NEGATIVE_END,
-  PS_E_NEGATIVE_START,
-  PS_E_NOMEM,
-  PS_E_PARSE,
-  PS_E_SYNTAX,
-} from './abi.js';
+import * as abi from './abi.js';
 
 const DOMExceptionCtor =
   globalThis.DOMException ||
@@ -28,25 +17,25 @@ export function domException(name, message) {
 }
 
 const TABLE = {
-  [PS_E_NOMEM]: [RangeError, 'out of memory in the perfshim core'],
-  [PS_E_SYNTAX]: ['SyntaxError', 'syntax error'],
-  [PS_E_ARG]: [TypeError, 'invalid argument (internal)'],
-  [PS_E_NEGATIVE_START]: [TypeError, 'a start time cannot be negative'],
-  [PS_E_NEGATIVE_END]: [TypeError, 'an end time cannot be negative'],
-  [PS_E_NEGATIVE_DURATION]: [TypeError, 'duration cannot be negative'],
-  [PS_E_MEASURE_END_MARK]: [
+  [abi.PS_E_NOMEM]: [RangeError, 'out of memory in the perfshim core'],
+  [abi.PS_E_SYNTAX]: ['SyntaxError', 'syntax error'],
+  [abi.PS_E_ARG]: [TypeError, 'invalid argument (internal)'],
+  [abi.PS_E_NEGATIVE_START]: [TypeError, 'a start time cannot be negative'],
+  [abi.PS_E_NEGATIVE_END]: [TypeError, 'an end time cannot be negative'],
+  [abi.PS_E_NEGATIVE_DURATION]: [TypeError, 'duration cannot be negative'],
+  [abi.PS_E_MEASURE_END_MARK]: [
     TypeError,
     'If a non-empty PerformanceMeasureOptions object was passed, |end_mark| must not be passed.',
   ],
-  [PS_E_MEASURE_NO_RANGE]: [
+  [abi.PS_E_MEASURE_NO_RANGE]: [
     TypeError,
     "If a non-empty PerformanceMeasureOptions object was passed, at least one of its 'start' or 'end' properties must be present.",
   ],
-  [PS_E_MEASURE_OVERSPEC]: [
+  [abi.PS_E_MEASURE_OVERSPEC]: [
     TypeError,
     "If a non-empty PerformanceMeasureOptions object was passed, it must not have all of its 'start', 'duration', and 'end' properties defined",
   ],
-  [PS_E_PARSE]: [TypeError, 'malformed input'],
+  [abi.PS_E_PARSE]: [TypeError, 'malformed input'],
 };
 
 /** The exception for a core status, with `context` ("Failed to execute 'x' on 'Y'") and an

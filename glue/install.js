@@ -4,6 +4,7 @@
 // it buffered before install are carried over. By default only what is missing or
 // non-conforming is installed; `force` (or globalThis.PERFSHIM = { force: true } before the
 // import, or data-force on the classic script tag) installs over a conforming host too.
+import { PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
 import { native, nativePerformance, nativeHome, isNode } from './host.js';
 
 const INSTALLED = Symbol.for('perfshim.installed');
@@ -46,9 +47,9 @@ function timelineShortfalls() {
 /** Carry the host's buffered marks and measures over, in time order, then clear them there. */
 function adoptHostEntries(realm) {
   if (!nativePerformance || !native.getEntriesByType) return;
-  for (const [type, clear] of [
-    ['mark', native.clearMarks],
-    ['measure', native.clearMeasures],
+  for (const [type, code, clear] of [
+    ['mark', PS_TYPE_MARK, native.clearMarks],
+    ['measure', PS_TYPE_MEASURE, native.clearMeasures],
   ]) {
     let list;
     try {
@@ -56,9 +57,7 @@ function adoptHostEntries(realm) {
     } catch {
       continue;
     }
-    for (const e of list) {
-      realm.adopt(type === 'mark' ? 0 : 1, e.name, e.startTime, e.duration, e.detail ?? null);
-    }
+    for (const e of list) realm.adopt(code, e.name, e.startTime, e.duration, e.detail ?? null);
     if (clear && list.length) clear.call(nativePerformance);
   }
 }
@@ -72,8 +71,7 @@ function watchHostObservers(realm) {
   const Native = native.PerformanceObserver;
   if (!Native || !native.mark || !native.measure) return;
   const proto = Native.prototype;
-  const observe = proto.observe,
-    disconnect = proto.disconnect;
+  const { observe, disconnect } = proto;
   const watching = new Map(); // host observer -> Set of owned types it observes
   const recount = () => {
     realm.hostWatchers.mark = 0;
@@ -98,9 +96,8 @@ function watchHostObservers(realm) {
           : observe.apply(this, arguments);
       // entryTypes replaces what this observer observed; type adds to it.
       const types = (options && options.entryTypes) || !mine ? new Set() : mine;
-      for (const t of (options && (options.entryTypes || [options.type])) || []) {
+      for (const t of (options && (options.entryTypes || [options.type])) || [])
         if (t === 'mark' || t === 'measure') types.add(t);
-      }
       if (types.size) watching.set(this, types);
       else watching.delete(this);
       recount();
@@ -112,17 +109,15 @@ function watchHostObservers(realm) {
       return disconnect.apply(this, arguments);
     },
   };
-  defineValue(proto, 'observe', wrapped.observe, true);
-  defineValue(proto, 'disconnect', wrapped.disconnect, true);
+  for (const [key, fn] of Object.entries(wrapped)) defineValue(proto, key, fn, true);
 }
 
 function installTimeline(realm) {
   const g = globalThis;
   if (nativePerformance) {
     adoptHostEntries(realm);
-    for (const [key, fn] of Object.entries(realm.methods)) {
+    for (const [key, fn] of Object.entries(realm.methods))
       if (!MEMORY_METHODS.includes(key)) defineValue(nativeHome, key, fn, true);
-    }
     realm.receivers.add(nativePerformance);
     watchHostObservers(realm);
   } else {
@@ -186,9 +181,8 @@ export const FULL_FEATURES = [
  *  a native one (force), ours still uses the native measurement as its source where allowed. */
 function installMemory(realm, force) {
   if (!nativePerformance) return; // the ponyfill performance installed by installTimeline has them
-  for (const key of MEMORY_METHODS) {
+  for (const key of MEMORY_METHODS)
     if (force || typeof nativeHome[key] !== 'function')
       defineValue(nativeHome, key, realm.methods[key], true);
-  }
   realm.receivers.add(nativePerformance);
 }

@@ -76,9 +76,15 @@ export function encodeInto(s, b, at) {
   return j - at;
 }
 
+/** A whole-memory view of `memory` as `Type` (index = address >> shift), cached and re-derived
+ *  after the memory grows (a detached view has length 0). */
+function view(memory, Type) {
+  let v = new Type(0);
+  return () => (v.length ? v : (v = new Type(memory.buffer)));
+}
+
 /** The io layer over one instance's exports (see the file header). */
 export function createIo(x) {
-  let u32 = new Uint32Array(0);
   let out = new Float64Array(0);
   const io = {
     x,
@@ -90,10 +96,7 @@ export function createIo(x) {
       return status;
     },
 
-    /** The whole-memory u32 view (cached, re-derived after the memory grows): index = address >> 2. */
-    u32() {
-      return u32.length ? u32 : (u32 = new Uint32Array(x.memory.buffer));
-    },
+    u32: view(x.memory, Uint32Array),
     /** The eight f64 out registers. */
     out() {
       return out.length ? out : (out = new Float64Array(x.memory.buffer, x.ps_out_ptr(), 8));
@@ -111,9 +114,6 @@ export function createIo(x) {
 export function withTransfers(io) {
   if (io.takeString) return io;
   const x = io.x;
-  let u8 = new Uint8Array(0);
-  let i32 = new Int32Array(0);
-  let f64 = new Float64Array(0);
   return Object.assign(io, {
     /** The address of at least `bytes` bytes of exchange buffer (RangeError when out of memory). */
     reserve(bytes) {
@@ -122,16 +122,9 @@ export function withTransfers(io) {
       return ptr;
     },
 
-    /** Whole-memory views (cached, re-derived after the memory grows): index = address >> shift. */
-    u8() {
-      return u8.length ? u8 : (u8 = new Uint8Array(x.memory.buffer));
-    },
-    i32() {
-      return i32.length ? i32 : (i32 = new Int32Array(x.memory.buffer));
-    },
-    f64() {
-      return f64.length ? f64 : (f64 = new Float64Array(x.memory.buffer));
-    },
+    u8: view(x.memory, Uint8Array),
+    i32: view(x.memory, Int32Array),
+    f64: view(x.memory, Float64Array),
 
     /** Write `s` at the start of the exchange buffer as WTF-8; returns its byte length. */
     putString(s) {

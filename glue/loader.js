@@ -75,15 +75,9 @@ export function lazyCore(make) {
       {},
       {
         get(_, key) {
+          // Assigning through a Proxy without a set trap defines own data properties on `lazy`.
           const core = make();
-          for (const k of Object.keys(core)) {
-            Object.defineProperty(lazy, k, {
-              value: core[k],
-              writable: true,
-              configurable: true,
-              enumerable: true,
-            });
-          }
+          Object.assign(lazy, core);
           return core[key];
         },
       },

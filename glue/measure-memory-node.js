@@ -123,11 +123,8 @@ async function measureThread(post) {
 async function ownRealm(core, p) {
   let url = p.main;
   if (url && !(/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^[a-z]:[\\/]/i.test(url))) {
-    const [{ pathToFileURL }, { resolve }] = await Promise.all([
-      import('node:url'),
-      import('node:path'),
-    ]);
-    url = pathToFileURL(resolve(url)).href;
+    const { pathToFileURL } = await import('node:url'); // resolves a relative path first
+    url = pathToFileURL(url).href;
   }
   const scope = p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope';
   const wasm = core && core.memory ? [core.memory.buffer.byteLength] : [];

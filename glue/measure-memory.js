@@ -67,17 +67,10 @@ export function defaultSource() {
 export function createMeasureMemory(core, { source = defaultSource(), brand } = {}) {
   const measure = function measureUserAgentSpecificMemory() {
     return new Promise((resolve, reject) => {
-      if (brand && !brand(this)) {
-        reject(new TypeError(`${failed(OP, 'Performance')}: Illegal invocation`));
-        return;
-      }
-      let measuring;
-      try {
-        measuring = Promise.resolve(source(core));
-      } catch (e) {
-        measuring = Promise.reject(e);
-      }
-      measuring.then(
+      if (brand && !brand(this))
+        throw new TypeError(`${failed(OP, 'Performance')}: Illegal invocation`);
+      // The source's exceptions and rejections alike reject, in a task queued after it.
+      new Promise((measured) => measured(source(core))).then(
         (intermediate) =>
           queueTask(() => {
             try {

@@ -2,7 +2,7 @@
 // Types perfshim owns are fed by the timeline's queue step; every other supported type is
 // delegated to the host's own PerformanceObserver and lands in the same observer buffer.
 import { failed, failedConstruct, domException } from './errors.js';
-import { requireArgs, toDOMString, isObject } from './webidl.js';
+import { dictionarySource, isObject, requireArgs, toDOMString, toDouble } from './webidl.js';
 import { webidlShape } from './entries.js';
 import { native, nativeSupportedTypes } from './host.js';
 import { OWNED_TYPES, typeIndex } from './timeline.js';
@@ -16,29 +16,19 @@ function warn(message) {
 
 /** PerformanceObserverInit, members in lexicographic order: buffered, entryTypes, type. */
 function toObserverInit(v, context) {
-  if (v !== undefined && v !== null && !isObject(v)) {
-    throw new TypeError(`${context}: The provided value is not of type 'PerformanceObserverInit'.`);
-  }
-  const src = v || {};
+  const src = dictionarySource(v, context, 'PerformanceObserverInit') || {};
   const init = {};
   const buffered = src.buffered;
   if (buffered !== undefined) init.buffered = !!buffered;
   // Event Timing's extension of the dictionary (read in lexicographic order, after buffered):
   // kept so that observing 'event' through the host honours it.
   const durationThreshold = src.durationThreshold;
-  if (durationThreshold !== undefined) {
-    const d = Number(durationThreshold);
-    if (!Number.isFinite(d))
-      throw new TypeError(
-        `${context}: The provided double value for durationThreshold is non-finite.`,
-      );
-    init.durationThreshold = d;
-  }
+  if (durationThreshold !== undefined)
+    init.durationThreshold = toDouble(durationThreshold, context, 'durationThreshold');
   const entryTypes = src.entryTypes;
   if (entryTypes !== undefined) {
-    if (!isObject(entryTypes) || typeof entryTypes[Symbol.iterator] !== 'function') {
+    if (!isObject(entryTypes) || typeof entryTypes[Symbol.iterator] !== 'function')
       throw new TypeError(`${context}: The provided value cannot be converted to a sequence.`);
-    }
     init.entryTypes = Array.from(entryTypes, (t) => toDOMString(t, context));
   }
   const type = src.type;
@@ -74,9 +64,11 @@ export function createObserverClasses(timeline) {
       this.#list = entries.sort((a, b) => a.startTime - b.startTime);
     }
 
+    /** The brand check; returns the context of `op`'s messages. */
     #check(op) {
-      if (!(#list in this))
-        throw new TypeError(`${failed(op, 'PerformanceObserverEntryList')}: Illegal invocation`);
+      const context = failed(op, 'PerformanceObserverEntryList');
+      if (!(#list in this)) throw new TypeError(`${context}: Illegal invocation`);
+      return context;
     }
 
     getEntries() {
@@ -85,15 +77,13 @@ export function createObserverClasses(timeline) {
     }
 
     getEntriesByType(type) {
-      const context = failed('getEntriesByType', 'PerformanceObserverEntryList');
-      this.#check('getEntriesByType');
+      const context = this.#check('getEntriesByType');
       requireArgs(arguments.length, 1, context);
       return filterList(this.#list, null, toDOMString(type, context));
     }
 
     getEntriesByName(name, type = undefined) {
-      const context = failed('getEntriesByName', 'PerformanceObserverEntryList');
-      this.#check('getEntriesByName');
+      const context = this.#check('getEntriesByName');
       requireArgs(arguments.length, 1, context);
       name = toDOMString(name, context);
       return filterList(this.#list, name, type === undefined ? null : toDOMString(type, context));
@@ -118,15 +108,16 @@ export function createObserverClasses(timeline) {
       this.#callback = callback;
     }
 
+    /** The brand check; returns the context of `op`'s messages. */
     #check(op) {
-      if (!(#callback in this))
-        throw new TypeError(`${failed(op, 'PerformanceObserver')}: Illegal invocation`);
+      const context = failed(op, 'PerformanceObserver');
+      if (!(#callback in this)) throw new TypeError(`${context}: Illegal invocation`);
+      return context;
     }
 
     /** Performance Timeline §observe() method. */
     observe(options = undefined) {
-      const context = failed('observe', 'PerformanceObserver');
-      this.#check('observe');
+      const context = this.#check('observe');
       const init = toObserverInit(options, context);
       if (init.entryTypes === undefined && init.type === undefined) {
         throw new TypeError(
@@ -144,18 +135,14 @@ export function createObserverClasses(timeline) {
         warn('the buffered flag is ignored when entryTypes is used.');
         delete init.buffered;
       }
-      if (this.#observerType === 'undefined')
-        this.#observerType = init.entryTypes ? 'multiple' : 'single';
-      if (this.#observerType === 'single' && init.entryTypes !== undefined) {
+      // An observer is 'single' (type) or 'multiple' (entryTypes) from its first observe() on.
+      const kind = init.entryTypes ? 'multiple' : 'single';
+      if (this.#observerType === 'undefined') this.#observerType = kind;
+      if (this.#observerType !== kind) {
+        const [did, cannot] = kind === 'multiple' ? ['type', 'entryTypes'] : ['entryTypes', 'type'];
         throw domException(
           'InvalidModificationError',
-          `${context}: This observer has performed observe({type:...}, therefore it cannot perform observe({entryTypes:...})`,
-        );
-      }
-      if (this.#observerType === 'multiple' && init.type !== undefined) {
-        throw domException(
-          'InvalidModificationError',
-          `${context}: This observer has performed observe({entryTypes:...}, therefore it cannot perform observe({type:...})`,
+          `${context}: This observer has performed observe({${did}:...}, therefore it cannot perform observe({${cannot}:...})`,
         );
       }
       this.#requiresDropped = true;
@@ -184,29 +171,21 @@ export function createObserverClasses(timeline) {
       else this.#options.push(init);
       this.#register();
       this.#syncHost(init);
-      if (init.buffered) {
-        const t = typeIndex(init.type);
-        if (t >= 0) {
-          // Entries in buffer order (insertion order).
-          const entries = timeline.owned(t, null);
-          for (const e of entries) this.#buffer.push(e);
-          timeline.queueTask();
-        }
+      const t = typeIndex(init.type);
+      if (init.buffered && t >= 0) {
+        // Entries in buffer order (insertion order).
+        for (const e of timeline.owned(t, null)) this.#buffer.push(e);
+        timeline.queueTask();
       }
     }
 
     #register() {
       if (!this.#registered) {
-        const self = this;
         this.#registered = {
           observes: (type) =>
-            self.#options.some(
-              (o) => o.type === type || (o.entryTypes && o.entryTypes.includes(type)),
-            ),
-          accept: (entry) => {
-            self.#buffer.push(entry);
-          },
-          deliver: () => self.#deliver(),
+            this.#options.some((o) => o.type === type || o.entryTypes?.includes(type)),
+          accept: (entry) => this.#buffer.push(entry),
+          deliver: () => this.#deliver(),
         };
         timeline.registered.push(this.#registered);
       }
@@ -218,14 +197,8 @@ export function createObserverClasses(timeline) {
       if (!hostTypes.size || !native.PerformanceObserver) return;
       if (init.entryTypes) {
         const types = init.entryTypes.filter((t) => hostTypes.has(t));
-        if (!types.length) {
-          if (this.#host) {
-            this.#host.disconnect();
-            this.#host = null;
-          }
-          return;
-        }
-        this.#hostObserver().observe({ entryTypes: types });
+        if (types.length) this.#hostObserver().observe({ entryTypes: types });
+        else this.#dropHost();
       } else if (hostTypes.has(init.type)) {
         const options = { type: init.type, buffered: !!init.buffered };
         if (init.durationThreshold !== undefined)
@@ -245,6 +218,11 @@ export function createObserverClasses(timeline) {
         });
       }
       return this.#host;
+    }
+
+    #dropHost() {
+      if (this.#host) this.#host.disconnect();
+      this.#host = null;
     }
 
     /** One observer's part of the PerformanceObserver task. */
@@ -272,10 +250,7 @@ export function createObserverClasses(timeline) {
         this.#registered = null;
         timeline.reindex();
       }
-      if (this.#host) {
-        this.#host.disconnect();
-        this.#host = null;
-      }
+      this.#dropHost();
       this.#buffer = [];
       this.#options = [];
     }

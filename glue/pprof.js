@@ -102,18 +102,9 @@ export function toPprof(trace, options = {}) {
       functions.push(
         new PprofFunction({ id: loc, name, systemName: name, filename: str(f.url), startLine }),
       );
-      locations.push(
-        new Location({
-          id: loc,
-          line: [
-            new Line({
-              functionId: loc,
-              line: startLine,
-              column: f.columnNumber >= 0 ? f.columnNumber + 1 : 0,
-            }),
-          ],
-        }),
-      );
+      const column = f.columnNumber >= 0 ? f.columnNumber + 1 : 0;
+      const line = new Line({ functionId: loc, line: startLine, column });
+      locations.push(new Location({ id: loc, line: [line] }));
       functionOf.set(key, loc);
     }
     locationOfNode.set(nodeId, loc);

@@ -26,7 +26,7 @@ const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : t
 const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -Infinity);
 
 /** The strings of an import, each written once (WTF-8) in the byte region after the records:
- *  add() every string first (to size the region), then place() them. */
+ *  add() every string first (to size the region), reserve() the records, then place() them. */
 class Strings {
   constructor() {
     this.at = new Map(); // string -> [offset, byte length] once placed
@@ -38,11 +38,19 @@ class Strings {
     this.at.set(s, null);
     this.room += s.length * 3;
   }
-  /** Write (offset, byte length) of `s` at f64[w], its bytes into u8 at `region` the first time. */
-  place(s, f64, w, u8, region) {
+  /** Reserve `words` f64 of records in the exchange buffer with the strings' region after them;
+   *  returns the records' first index in core.f64(). */
+  reserve(core, words) {
+    const ptr = core.reserve(words * 8 + this.room);
+    this.u8 = core.u8();
+    this.region = ptr + words * 8;
+    return ptr >>> 3;
+  }
+  /** Write (offset, byte length) of `s` at f64[w], its bytes into the region the first time. */
+  place(s, f64, w) {
     let p = this.at.get(s);
     if (!p) {
-      this.at.set(s, (p = [this.used, encodeInto(s, u8, region + this.used)]));
+      this.at.set(s, (p = [this.used, encodeInto(s, this.u8, this.region + this.used)]));
       this.used += p[1];
     }
     f64[w] = p[0];
@@ -130,8 +138,8 @@ export function createTraceCodec(core) {
         throw fail(`profile.nodes must be an array, got ${describe(p.nodes)}`);
       if (typeof p.startTime !== 'number' || !Number.isFinite(p.startTime))
         throw fail('profile.startTime must be a finite number (µs)');
-      const samples = absent(p.samples) ? [] : p.samples,
-        deltas = absent(p.timeDeltas) ? [] : p.timeDeltas;
+      const samples = p.samples ?? [],
+        deltas = p.timeDeltas ?? [];
       if (!Array.isArray(samples)) throw fail('profile.samples must be an array');
       if (!Array.isArray(deltas)) throw fail('profile.timeDeltas must be an array');
       if (samples.length !== deltas.length)
@@ -158,20 +166,16 @@ export function createTraceCodec(core) {
         strings.add(cf.functionName);
         strings.add(cf.url || '');
       }
-      const words = n * 10 + kids,
-        ptr = core.reserve(words * 8 + strings.room);
-      const f64 = core.f64(),
-        u8 = core.u8(),
-        base = ptr >>> 3,
-        region = ptr + words * 8;
+      const base = strings.reserve(core, n * 10 + kids),
+        f64 = core.f64();
       for (let i = 0, w = base, c = base + n * 10; i < n; i++, w += 10) {
         const node = nodes[i],
           cf = node.callFrame,
           ch = node.children;
         f64[w] = num(node.id);
         f64[w + 1] = num(node.parent);
-        strings.place(cf.functionName, f64, w + 2, u8, region);
-        strings.place(cf.url || '', f64, w + 4, u8, region);
+        strings.place(cf.functionName, f64, w + 2);
+        strings.place(cf.url || '', f64, w + 4);
         f64[w + 6] = absent(cf.lineNumber) ? -1 : num(cf.lineNumber);
         f64[w + 7] = absent(cf.columnNumber) ? -1 : num(cf.columnNumber);
         f64[w + 8] = c - base - n * 10;
@@ -236,16 +240,12 @@ export function createTraceCodec(core) {
         nf = frames.length,
         ns = stacks.length,
         nsm = samples.length;
-      const words = nr * 2 + nf * 5 + ns * 2 + nsm * 3;
-      const ptr = core.reserve(words * 8 + strings.room);
-      const f64 = core.f64(),
-        u8 = core.u8(),
-        region = ptr + words * 8;
-      let w = ptr >>> 3;
-      for (let i = 0; i < nr; i++, w += 2) strings.place(resources[i], f64, w, u8, region);
+      let w = strings.reserve(core, nr * 2 + nf * 5 + ns * 2 + nsm * 3);
+      const f64 = core.f64();
+      for (let i = 0; i < nr; i++, w += 2) strings.place(resources[i], f64, w);
       for (let i = 0; i < nf; i++, w += 5) {
         const f = frames[i];
-        strings.place(f.name, f64, w, u8, region);
+        strings.place(f.name, f64, w);
         f64[w + 2] = num(f.resourceId);
         f64[w + 3] = num(f.line);
         f64[w + 4] = num(f.column);
@@ -289,18 +289,11 @@ export function createTraceCodec(core) {
       // Columns through the whole-memory views (nothing below allocates in the core).
       const [u32, i32, f64, u8] = [core.u32(), core.i32(), core.f64(), core.u8()];
       const col = (c, shift = 2) => core.x.ps_trace_column(h, c) >>> shift;
-      const [fName, fRes, fLine, fCol, sParent, sFrame, st] = [
-        abi.PS_COL_FRAME_NAME,
-        abi.PS_COL_FRAME_RESOURCE,
-        abi.PS_COL_FRAME_LINE,
-        abi.PS_COL_FRAME_COLUMN,
-        abi.PS_COL_STACK_PARENT,
-        abi.PS_COL_STACK_FRAME,
-        abi.PS_COL_SAMPLE_STACK,
-      ].map((c) => col(c));
-      const ts = col(abi.PS_COL_SAMPLE_TIME, 3),
-        mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       const frames = new Array(nf);
+      const fName = col(abi.PS_COL_FRAME_NAME);
+      const fRes = col(abi.PS_COL_FRAME_RESOURCE);
+      const fLine = col(abi.PS_COL_FRAME_LINE);
+      const fCol = col(abi.PS_COL_FRAME_COLUMN);
       for (let i = 0; i < nf; i++) {
         const f = {};
         if (u32[fCol + i]) f.column = u32[fCol + i];
@@ -310,16 +303,22 @@ export function createTraceCodec(core) {
         frames[i] = f;
       }
       const stacks = new Array(ns);
+      const sParent = col(abi.PS_COL_STACK_PARENT);
+      const sFrame = col(abi.PS_COL_STACK_FRAME);
       for (let i = 0; i < ns; i++) {
         const p = i32[sParent + i],
           frameId = u32[sFrame + i];
         stacks[i] = p >= 0 ? { frameId, parentId: p } : { frameId };
       }
       const samples = new Array(nsm);
+      const ts = col(abi.PS_COL_SAMPLE_TIME, 3);
+      const st = col(abi.PS_COL_SAMPLE_STACK);
+      const mk = col(abi.PS_COL_SAMPLE_MARKER, 0);
       for (let i = 0; i < nsm; i++) {
         const m = u8[mk + i],
           stackId = i32[st + i],
           timestamp = f64[ts + i];
+        // Literals of four fixed shapes (1.5x faster than adding members one by one).
         if (m)
           samples[i] =
             stackId >= 0

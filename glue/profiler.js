@@ -7,7 +7,8 @@
 // check does, and says what would make it work.
 import { loadCore } from './loader.js';
 import { domException, failed, failedConstruct } from './errors.js';
-import { dictionarySource, toDouble, toUnsignedLong } from './webidl.js';
+import { dictionarySource, isObject, requireArgs, toDouble, toUnsignedLong } from './webidl.js';
+import { webidlShape } from './entries.js';
 import { nativeNow } from './host.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
@@ -39,10 +40,6 @@ const NOT_ALLOWED_HELP = {
 };
 
 const illegal = () => new TypeError('Illegal invocation');
-const required = (ctx, member) =>
-  new TypeError(
-    `${ctx}: Failed to read the '${member}' property from 'ProfilerInitOptions': Required member is undefined.`,
-  );
 
 /**
  * The Profiler class bound to a core (default: the realm's shared one) and a sample source
@@ -73,19 +70,18 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
     // §new Profiler(options)
     constructor(options) {
       const ctx = failedConstruct('Profiler');
-      if (arguments.length < 1)
-        throw new TypeError(`${ctx}: 1 argument required, but only 0 present.`);
+      requireArgs(arguments.length, 1, ctx);
       // ProfilerInitOptions: members in lexicographic order, both required.
-      const dict = dictionarySource(options, ctx, 'ProfilerInitOptions');
-      const rawMax = dict === null ? undefined : dict.maxBufferSize;
-      if (rawMax === undefined) throw required(ctx, 'maxBufferSize');
-      const maxBufferSize = toUnsignedLong(rawMax);
-      const rawInterval = dict === null ? undefined : dict.sampleInterval;
-      if (rawInterval === undefined) throw required(ctx, 'sampleInterval');
-      const sampleInterval = toDouble(
-        rawInterval,
-        `${ctx}: Failed to read the 'sampleInterval' property from 'ProfilerInitOptions'`,
-      );
+      const dict = dictionarySource(options, ctx, 'ProfilerInitOptions') || {};
+      const read = (name) =>
+        `${ctx}: Failed to read the '${name}' property from 'ProfilerInitOptions'`;
+      const required = (name) => {
+        const v = dict[name];
+        if (v === undefined) throw new TypeError(`${read(name)}: Required member is undefined.`);
+        return v;
+      };
+      const maxBufferSize = toUnsignedLong(required('maxBufferSize'));
+      const sampleInterval = toDouble(required('sampleInterval'), read('sampleInterval'));
       // Step 1.
       if (sampleInterval < 0)
         throw new RangeError(
@@ -104,33 +100,19 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       // The sampler's timers hold the profiler only weakly: a profiler dropped while running is
       // collected, and the registry then stops its sampler and frees its trace.
       const ref = new WeakRef(this);
+      const onFull = () => ref.deref()?.#bufferFull();
       for (let i = 0; !this.#sampler; i++) {
         const s = sources[i];
-        const interval = s.supportedIntervalMs
-          ? s.supportedIntervalMs(sampleInterval)
-          : sampleInterval;
+        const interval = s.supportedIntervalMs?.(sampleInterval) ?? sampleInterval;
         try {
-          this.#sampler = s.start(
-            codec,
-            h,
-            interval,
-            maxBufferSize,
-            () => {
-              const p = ref.deref();
-              if (p) p.#bufferFull();
-            },
-            core,
-          );
+          this.#sampler = s.start(codec, h, interval, maxBufferSize, onFull, core);
         } catch (e) {
-          if (e && e.name === 'NotAllowedError' && i + 1 < sources.length) continue;
+          const notAllowed = e && e.name === 'NotAllowedError';
+          if (notAllowed && i + 1 < sources.length) continue;
           codec.free(h);
-          if (e && e.name === 'NotAllowedError') {
-            throw domException(
-              'NotAllowedError',
-              `${ctx}: ${NOT_ALLOWED_HELP[s.name] || e.message || NOT_ALLOWED_HELP.none}`,
-            );
-          }
-          throw e;
+          if (!notAllowed) throw e;
+          const help = NOT_ALLOWED_HELP[s.name] || e.message || NOT_ALLOWED_HELP.none;
+          throw domException('NotAllowedError', `${ctx}: ${help}`);
         }
       }
       this.#trace = h;
@@ -142,12 +124,18 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
      *  longer be collected (stop() rejects), as the draft has it. */
     #bufferFull() {
       if (this.#stopped) return;
+      codec.free(this.#end().h);
+      dispatch.call(this, new Event('samplebufferfull'));
+    }
+
+    /** The session is stopped: hands over its trace and sampler. */
+    #end() {
       this.#stopped = true;
       dropped.unregister(this);
-      codec.free(this.#trace);
+      const session = { h: this.#trace, sampler: this.#sampler };
       this.#trace = 0;
       this.#sampler = null;
-      dispatch.call(this, new Event('samplebufferfull'));
+      return session;
     }
 
     get sampleInterval() {
@@ -168,7 +156,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
     set onsamplebufferfull(v) {
       if (!Profiler.#is(this)) throw illegal();
       // EventHandler is [LegacyTreatNonObjectAsNull]: non-objects are null.
-      const handler = v !== null && (typeof v === 'object' || typeof v === 'function') ? v : null;
+      const handler = isObject(v) ? v : null;
       this.#handler = handler;
       if (handler === null) {
         if (this.#handlerListener)
@@ -194,13 +182,8 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
           ),
         );
       }
-      this.#stopped = true;
-      dropped.unregister(this);
       const until = nativeNow(); // samples taken after stop() is invoked are left out
-      const h = this.#trace,
-        sampler = this.#sampler;
-      this.#trace = 0;
-      this.#sampler = null;
+      const { h, sampler } = this.#end();
       return (async () => {
         try {
           await sampler.stop(until);
@@ -212,14 +195,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
     }
   }
 
-  // WebIDL: attributes and operations are enumerable; the interface has a toStringTag.
-  for (const name of ['sampleInterval', 'stopped', 'onsamplebufferfull', 'stop']) {
-    Object.defineProperty(Profiler.prototype, name, { enumerable: true });
-  }
-  Object.defineProperty(Profiler.prototype, Symbol.toStringTag, {
-    value: 'Profiler',
-    configurable: true,
-  });
+  webidlShape(Profiler, 'Profiler');
   Object.defineProperty(Profiler, PERFSHIM_PROFILER, { value: true });
   return Profiler;
 }

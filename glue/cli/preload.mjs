@@ -25,6 +25,8 @@ const progressFd = isRoot && isMainThread ? Number(process.env.PERFSHIM_PROFILE_
 const thread = isMainThread ? 'main' : `worker-${threadId}`;
 const name = isRoot ? thread : `process-${process.pid}-${thread}`;
 const file = () => join(dir, `thread-${process.pid}-${threadId}.json`);
+/** Which thread a profile file is of. */
+const who = { pid: process.pid, isRoot, threadId, isMainThread, name };
 
 /** A line to the CLI (main thread only; nothing when the CLI went away). */
 function tell(message) {
@@ -45,11 +47,7 @@ if (dir) {
     writeFileSync(
       file(),
       JSON.stringify({
-        pid: process.pid,
-        isRoot,
-        threadId,
-        isMainThread,
-        name,
+        ...who,
         error: String(e && e.stack ? e.stack : e),
         trace: null,
         entries: [],
@@ -121,13 +119,9 @@ async function start() {
       });
     }
     const out = {
-      pid: process.pid,
-      isRoot,
-      threadId,
-      isMainThread,
+      ...who,
       code,
       error,
-      name,
       url: isMainThread ? process.argv[1] || '' : '',
       timeOrigin: performance.timeOrigin,
       interval: profiler.sampleInterval,

@@ -10,6 +10,7 @@
 // buffered marks and measures): one rewritten line on a terminal, a plain line every 5 s
 // otherwise.
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import {
   mkdtempSync,
   mkdirSync,
@@ -59,6 +60,10 @@ class UsageError extends Error {
   }
 }
 
+const usage = (message) => {
+  throw new UsageError(message);
+};
+
 function number(flag, v, { min, integer = false }) {
   if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
   const n = Number(v);
@@ -69,6 +74,32 @@ function number(flag, v, { min, integer = false }) {
   }
   return n;
 }
+
+/** --format's list: known formats, each once. */
+function formatList(v) {
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!list.length) throw new UsageError('--format needs at least one format');
+  for (const f of list)
+    if (!FORMATS.includes(f))
+      throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
+  return [...new Set(list)];
+}
+
+/** The options that take a value: flag -> set(options, value, flag). */
+const WITH_VALUE = {
+  '--interval': (o, v, f) => (o.interval = number(f, v, { min: 0.1 })),
+  '--out': (o, v) => (o.out = v || usage('--out needs a directory')),
+  '--duration': (o, v, f) => (o.duration = number(f, v, { min: 0 })),
+  '--max-samples': (o, v, f) => (o.maxSamples = number(f, v, { min: 1, integer: true })),
+  '--top': (o, v, f) => (o.top = number(f, v, { min: 0, integer: true })),
+  '--format': (o, v) => (o.formats = formatList(v)),
+  '--import': (o, v) => o.preloads.push('--import', v),
+  '--require': (o, v) => o.preloads.push('--require', v),
+  '-r': (o, v) => o.preloads.push('--require', v),
+};
 
 /** argv (after `profile`) -> options; throws UsageError. */
 export function parseArgs(argv) {
@@ -85,11 +116,6 @@ export function parseArgs(argv) {
     args: [],
   };
   let i = 0;
-  const value = (flag, inline) => {
-    if (inline !== undefined) return inline;
-    if (i + 1 >= argv.length) throw new UsageError(`${flag} needs a value`);
-    return argv[++i];
-  };
   for (; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -99,50 +125,11 @@ export function parseArgs(argv) {
     if (!a.startsWith('-') || a === '-') break; // the script
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const flag = eq > 0 ? a.slice(0, eq) : a;
-    const inline = eq > 0 ? a.slice(eq + 1) : undefined;
-    switch (flag) {
-      case '-h':
-      case '--help':
-        o.help = true;
-        break;
-      case '--interval':
-        o.interval = number(flag, value(flag, inline), { min: 0.1 });
-        break;
-      case '--out':
-        o.out = value(flag, inline);
-        if (!o.out) throw new UsageError('--out needs a directory');
-        break;
-      case '--duration':
-        o.duration = number(flag, value(flag, inline), { min: 0 });
-        break;
-      case '--max-samples':
-        o.maxSamples = number(flag, value(flag, inline), { min: 1, integer: true });
-        break;
-      case '--top':
-        o.top = number(flag, value(flag, inline), { min: 0, integer: true });
-        break;
-      case '--format': {
-        const list = value(flag, inline)
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        if (!list.length) throw new UsageError('--format needs at least one format');
-        for (const f of list)
-          if (!FORMATS.includes(f))
-            throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
-        o.formats = [...new Set(list)];
-        break;
-      }
-      case '--import':
-        o.preloads.push('--import', value(flag, inline));
-        break;
-      case '--require':
-      case '-r':
-        o.preloads.push('--require', value(flag, inline));
-        break;
-      default:
-        throw new UsageError(`unknown option '${a}'`);
-    }
+    if (flag === '-h' || flag === '--help') o.help = true;
+    else if (!Object.hasOwn(WITH_VALUE, flag)) usage(`unknown option '${a}'`);
+    else if (eq > 0) WITH_VALUE[flag](o, a.slice(eq + 1), flag);
+    else if (i + 1 < argv.length) WITH_VALUE[flag](o, argv[++i], flag);
+    else usage(`${flag} needs a value`);
   }
   if (o.help) return o;
   if (i >= argv.length)
@@ -362,7 +349,6 @@ export async function run(argv, io = {}) {
     },
   );
   const t0 = Date.now();
-  let last = null;
   let lastPlain = 0;
   let progressShown = false;
   const clearLine = () => {
@@ -371,23 +357,16 @@ export async function run(argv, io = {}) {
       progressShown = false;
     }
   };
-  child.stdio[3].setEncoding('utf8');
-  let buf = '';
-  child.stdio[3].on('data', (chunk) => {
-    buf += chunk;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      let msg = null;
-      try {
-        msg = JSON.parse(buf.slice(0, nl));
-      } catch {
-        /* not ours */
-      }
-      buf = buf.slice(nl + 1);
-      if (msg && msg.ready) onReady();
-      else if (msg) last = msg;
+  // The preload's lines: {ready} once, then the progress every 250 ms.
+  createInterface({ input: child.stdio[3] }).on('line', (text) => {
+    let last;
+    try {
+      last = JSON.parse(text);
+    } catch {
+      return; // not ours
     }
-    if (!last) return;
+    if (!last || typeof last !== 'object') return;
+    if (last.ready) return onReady();
     // The main thread's samples so far (counted in windows by the preload: it lags ~0.25 s);
     // none before the first window is counted or when the count is unavailable.
     const samples =

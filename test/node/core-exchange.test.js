@@ -116,6 +116,14 @@ test("a lazy core instantiates on first use and then has the core's own members"
   assert.ok(lazy.putString('abc') === 3 && made === 1);
 });
 
+test('a lazy core read first for a name the core lacks (then) answers undefined, once', async () => {
+  const lazy = lazyCore(loadCore);
+  assert.equal(lazy.then, undefined);
+  assert.equal(await Promise.resolve(lazy), lazy, 'not taken for a thenable');
+  assert.equal(Object.getOwnPropertyDescriptor(lazy, 'u32').writable, true);
+  assert.equal(lazy.u32, loadCore().u32);
+});
+
 test('the suites run on the core build that PERFSHIM_WASM names', () => {
   const names = WebAssembly.Module.customSections(loadCore().module, 'name').length;
   if (process.env.PERFSHIM_WASM) assert.ok(names > 0, 'the debug build carries a name section');

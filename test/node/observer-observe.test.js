@@ -77,6 +77,15 @@ test('observe() with a non-dictionary or a non-sequence entryTypes throws TypeEr
   throwsType(() => po.observe({ type: Symbol('x') }));
 });
 
+test('observe() converts durationThreshold as a WebIDL double: a BigInt or NaN is a TypeError', () => {
+  const po = new PerformanceObserver(() => {});
+  throwsType(() => po.observe({ type: 'mark', durationThreshold: 16n }), 'a BigInt is no double');
+  throwsType(() => po.observe({ type: 'mark', durationThreshold: NaN }));
+  throwsType(() => po.observe({ type: 'mark', durationThreshold: Symbol('x') }));
+  po.observe({ type: 'mark', durationThreshold: '16' });
+  po.disconnect();
+});
+
 test('entryTypes then type on the same observer throws InvalidModificationError', () => {
   const po = new PerformanceObserver(() => {});
   po.observe({ entryTypes: ['mark'] });
