@@ -84,12 +84,7 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id);
  * removed slots are written to the result buffer; for every name (-1), nothing is written (the
  * whole type's slots are void: drop them all) and nothing is allocated. */
 PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id);
-/* Read a buffered entry: returns its type and writes start time to out[0] and duration to
- * out[1]; PS_E_NOT_FOUND for a free or cleared slot. (Names are the shim's: the core checks
- * that a name's slots are that name's in debug builds only.) */
-PS_API int32_t ps_timeline_entry(uint32_t slot);
-/* Buffered entries of `type`, and entries dropped because its buffer was full. */
-PS_API uint32_t ps_timeline_count(uint32_t type);
+/* Entries dropped because the buffer of `type` was full. */
 PS_API double ps_timeline_dropped(uint32_t type);
 /* Cap the buffer of `type` at `max_entries` (0 = unbounded, the spec's default for marks and
  * measures). Returns PS_OK or PS_E_ARG. */
@@ -97,8 +92,6 @@ PS_API int32_t ps_timeline_set_limit(uint32_t type, uint32_t max_entries);
 /* Release the names that no buffered entry uses; writes their ids to the result buffer and
  * returns the count. The shim forgets those ids; later ps_timeline_name_new calls reuse them. */
 PS_API int32_t ps_timeline_release_names(void);
-/* Bytes held by the timeline (entries, indexes, names), for benchmarks and stats. */
-PS_API double ps_timeline_bytes(void);
 
 /* ---------------------------------------------------------------------------------------------
  * User Timing (usertiming.c). A time argument is a kind plus a value: absent, a timestamp, a

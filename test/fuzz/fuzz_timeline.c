@@ -5,7 +5,7 @@
  * agree, and a name's latest mark is the last of its marks. */
 #include <stdlib.h>
 #include <string.h>
-#include "perfshim.h"
+#include "internal.h"
 
 /* Eight names, as the shim's name -> id map holds them (the core keeps no strings). */
 static int32_t ids[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
@@ -32,13 +32,13 @@ static void check_query(int32_t type, int32_t name)
     memcpy(r, ps_result_ptr(), (size_t)n * 4);
     double prev = -1e300;
     for (int32_t i = 0; i < n; i++) {
-        int32_t t = ps_timeline_entry(r[i]);
+        int32_t t = ps__timeline_entry(r[i]);
         if (t < 0 || (type >= 0 && t != type)) abort();
         double *out = ps_out_ptr();
         if (out[0] < prev) abort();
         prev = out[0];
     }
-    if (type >= 0 && name < 0 && (uint32_t)n != ps_timeline_count((uint32_t)type)) abort();
+    if (type >= 0 && name < 0 && (uint32_t)n != ps__timeline_count((uint32_t)type)) abort();
     /* The mark a name converts to is the last of its marks in timeline order. */
     if (type == PS_TYPE_MARK && name >= 0) {
         int32_t st = ps_usertiming_measure(0, 0, PS_ARG_MARK, name, 0, 0, PS_ARG_ABSENT, 0, 1e9);
