@@ -121,14 +121,14 @@ TEST(the_latest_mark_of_a_name_wins_and_clear_forgets_it)
     mark("m", 10);
     mark("m", 4); /* added later, but earlier in time: browsers use the latest startTime */
     double *out = ps_out_ptr();
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 10);
     CHECK_EQ_DBL(out[1], 40);
     mark("m", 10); /* a tie: the later one added, same time */
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 10);
     ps_timeline_clear(PS_TYPE_MARK, name("m"));
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_E_SYNTAX);
     CHECK_EQ_DBL(out[2], 0);
 }
 
@@ -136,29 +136,59 @@ TEST(measure_option_rules_follow_the_spec_order)
 {
     clear_all();
     double *out = ps_out_ptr();
-    CHECK_EQ_INT(ps_usertiming_measure(1, 1, PS_ARG_TIME, 1, 0, 0, 0, 0, 9), PS_E_MEASURE_END_MARK);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 1, 0, 0, 9), PS_E_MEASURE_NO_RANGE);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, 1, PS_ARG_TIME, 3, 9), PS_E_MEASURE_OVERSPEC);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 1, PS_ARG_TIME, 1, 0, 0, 0, 0, 9, 0), PS_E_MEASURE_END_MARK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 1, 0, 0, 9, 0), PS_E_MEASURE_NO_RANGE);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, 1, PS_ARG_TIME, 3, 9, 0), PS_E_MEASURE_OVERSPEC);
     /* end is converted before start: an unknown end wins over a negative start */
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_UNKNOWN_MARK, 0, 9), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_UNKNOWN_MARK, 0, 9, 0), PS_E_SYNTAX);
     CHECK_EQ_DBL(out[2], 2);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9), PS_E_NEGATIVE_START);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_TIME, -2, 9), PS_E_NEGATIVE_END);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, -2, 0, 0, 9), PS_E_NEGATIVE_DURATION);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_HOST_ERROR, 0, 9), PS_E_HOST_ARG);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9, 0), PS_E_NEGATIVE_START);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_TIME, -2, 9, 0), PS_E_NEGATIVE_END);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, -2, 0, 0, 9, 0), PS_E_NEGATIVE_DURATION);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_HOST_ERROR, 0, 9, 0), PS_E_HOST_ARG);
     /* {start, duration} and {duration, end} */
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 2, PS_ARG_TIME, 3, 0, 0, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 2, PS_ARG_TIME, 3, 0, 0, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 2);
     CHECK_EQ_DBL(out[1], 3);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 3, PS_ARG_TIME, 10, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 3, PS_ARG_TIME, 10, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 7);
     CHECK_EQ_DBL(out[1], 3);
     /* no options: start 0, end now; negative durations are allowed */
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, 0, 0, 0, 0, 0, 0, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, 0, 0, 0, 0, 0, 0, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 0);
     CHECK_EQ_DBL(out[1], 9);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 8, 0, 0, PS_ARG_TIME, 3, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 8, 0, 0, PS_ARG_TIME, 3, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[1], -5);
+}
+
+TEST(a_measure_without_detail_is_decided_and_buffered_in_one_call)
+{
+    clear_all();
+    double *out = ps_out_ptr();
+    int32_t a = name("from"), m = name("span");
+    mark("from", 4);
+    int32_t slot = ps_usertiming_measure(0, 0, PS_ARG_MARK, a, 0, 0, PS_ARG_ABSENT, 0, 10, (uint32_t)m + 1);
+    CHECK(slot >= 1 && (slot & 1) == PS_TYPE_MEASURE);
+    CHECK_EQ_DBL(out[0], 4);
+    CHECK_EQ_DBL(out[1], 6);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MEASURE, m), 1);
+    CHECK_EQ_INT(ps_result_ptr()[0], slot);
+    CHECK_EQ_INT(ps__timeline_entry((uint32_t)slot), PS_TYPE_MEASURE);
+    CHECK_EQ_DBL(ps_out_ptr()[0], 4);
+    CHECK_EQ_DBL(ps_out_ptr()[1], 6);
+    /* an exception buffers nothing */
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_UNKNOWN_MARK, 0, 0, 0, PS_ARG_ABSENT, 0, 10, (uint32_t)m + 1), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9, (uint32_t)m + 1), PS_E_NEGATIVE_START);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MEASURE, m), 1);
+    /* a full buffer: dropped and counted, the times still given back for the entry object */
+    ps_timeline_set_limit(PS_TYPE_MEASURE, 1);
+    double dropped = ps_timeline_dropped(PS_TYPE_MEASURE);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 2, PS_ARG_TIME, 3, 0, 0, 9, (uint32_t)m + 1), PS_E_LIMIT);
+    CHECK_EQ_DBL(out[0], 2);
+    CHECK_EQ_DBL(out[1], 3);
+    CHECK_EQ_DBL(ps_timeline_dropped(PS_TYPE_MEASURE), dropped + 1);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MEASURE, m), 1);
+    ps_timeline_set_limit(PS_TYPE_MEASURE, 0);
 }
 
 TEST(limit_drops_and_counts)
@@ -316,12 +346,12 @@ TEST(the_latest_mark_is_kept_whatever_the_add_order)
     double *out = ps_out_ptr();
     double times[] = { 7, 30, 2, 30, 29, 1 };
     for (int i = 0; i < 6; i++) mark("late", times[i]);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 30);
     ps_timeline_clear(PS_TYPE_MARK, -1);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100, 0), PS_E_SYNTAX);
     mark("late", 3);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 3);
 }
 
@@ -439,11 +469,11 @@ TEST(records_stay_empty_across_the_epoch_wrap)
     /* Exactly 2^24 clears: the masked epoch comes back to the one the record was made in. */
     for (uint32_t i = 0; i < 1u << 24; i++) ps_timeline_clear(PS_TYPE_MARK, -1);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 0);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9, 0), PS_E_SYNTAX);
     CHECK(mark("wrap", 5) >= 0);
     CHECK(mark("wrap", 3) >= 0);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 2);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9, 0), PS_OK);
     CHECK_EQ_DBL(ps_out_ptr()[0], 5);
 }
 
@@ -455,6 +485,7 @@ int main(void)
     RUN(dead_slots_are_compacted_and_reused);
     RUN(the_latest_mark_of_a_name_wins_and_clear_forgets_it);
     RUN(measure_option_rules_follow_the_spec_order);
+    RUN(a_measure_without_detail_is_decided_and_buffered_in_one_call);
     RUN(limit_drops_and_counts);
     RUN(release_names_frees_unused_names_only);
     RUN(bad_arguments_are_rejected);

@@ -41,7 +41,7 @@ static void check_query(int32_t type, int32_t name)
     if (type >= 0 && name < 0 && (uint32_t)n != ps__timeline_count((uint32_t)type)) abort();
     /* The mark a name converts to is the last of its marks in timeline order. */
     if (type == PS_TYPE_MARK && name >= 0) {
-        int32_t st = ps_usertiming_measure(0, 0, PS_ARG_MARK, name, 0, 0, PS_ARG_ABSENT, 0, 1e9);
+        int32_t st = ps_usertiming_measure(0, 0, PS_ARG_MARK, name, 0, 0, PS_ARG_ABSENT, 0, 1e9, 0);
         if (n == 0 ? st != PS_E_SYNTAX : st != PS_OK || ps_out_ptr()[0] != prev) abort();
     }
     free(r);
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 3: ps_timeline_clear(type, name); break;
         case 4: if (b < 16) ps_timeline_clear(type, -1); break;
         case 5: check_query(b % 3 == 0 ? -1 : (int32_t)type, b & 1 ? name : -1); break;
-        case 6: ps_usertiming_measure(b & 1, 0, PS_ARG_MARK, name, b & 2 ? PS_ARG_TIME : 0, b % 7, PS_ARG_TIME, b, 100); break;
+        case 6: ps_usertiming_measure(b & 1, 0, PS_ARG_MARK, name, b & 2 ? PS_ARG_TIME : 0, b % 7, PS_ARG_TIME, b, 100, b & 4 ? (uint32_t)intern(b / 8) + 1 : 0); break;
         case 7: if (b < 8) ps_timeline_set_limit(type, b); else if (b > 250) release(); break;
         }
     }
