@@ -39,15 +39,20 @@ function forward(attr, obj) {
 export const CHUNK_BITS = 12;
 export const CHUNK = 1 << CHUNK_BITS;
 
+/** A column of CHUNK unboxed doubles on the JS heap: an array of double elements (8 B each, no
+ *  boxes), not a Float64Array, whose 32 KB backing store outside the heap would count as
+ *  external memory (V8 collects garbage sooner as it grows) and cost an allocation of its own. */
+const doubles = () => new Array(CHUNK).fill(0.5);
+
 /** One chunk of entries of one type: the value columns (startTime, name, duration for
  *  measures; detail and navigationId made when first needed). The entry objects are the
  *  timeline's (a chunk held by an entry does not hold its neighbours). */
 export class Chunk {
   constructor(entryType) {
     this.entryType = entryType;
-    this.s = new Float64Array(CHUNK);
+    this.s = doubles();
     this.n = new Array(CHUNK);
-    this.d = entryType === 'measure' ? new Float64Array(CHUNK) : null;
+    this.d = entryType === 'measure' ? doubles() : null;
     this.x = null; // details (null = every detail is null)
     this.v = hasNavigationId ? new Array(CHUNK) : null; // navigationIds
     this.used = 0; // loose chunks: indexes handed out
