@@ -3,7 +3,8 @@
 // `--baseline=DIR` (a checkout of another revision, e.g. from `git archive`) adds that
 // revision's glue to the same interleaved rounds: before/after, side by side in one run.
 import { performance as ours, PerformanceObserver as OurObserver } from '../glue/index.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +16,10 @@ const HostObserver = globalThis.PerformanceObserver;
 const gc = globalThis.gc || (() => {});
 const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
 const rows = [];
-// `node bench/node.mjs --only=measure` runs the rows whose label contains that text.
+// `node bench/node.mjs --only=measure` runs the rows whose label contains that text (`a|b`:
+// either).
 const only = (process.argv.find((a) => a.startsWith('--only=')) || '').slice(7);
-const skip = (label) => only && !label.includes(only);
+const skip = (label) => only !== '' && !only.split('|').some((o) => label.includes(o));
 const baselineDir = (process.argv.find((a) => a.startsWith('--baseline=')) || '').slice(11);
 // The baseline gets a realm of its own: perfshim keeps one realm per JS realm under this key,
 // so without moving ours aside the baseline's glue would reuse ours and time our code twice.
@@ -346,62 +348,94 @@ if (!skip('clearMarks(name)')) {
 }
 
 // Steady state, each implementation in a process of its own (its own garbage collection), the
-// verdict rows: `--pairs=P` (5 by default) times host, ours (and the baseline) in turn, the
-// order rotating; the ratio of each pair, their median, and their spread (min–max) with how
-// many pairs met the goal, so one run says met or missed however this machine's load moves.
-const pairs = Number((process.argv.find((a) => a.startsWith('--pairs=')) || '--pairs=5').slice(8));
+// verdict rows. The processes run side by side and are asked for one batch (50,000 operations,
+// then a clear) at a time, in turn, the order rotating each round: they alternate every few
+// tens of milliseconds, so a change in this machine's load reaches them alike. The verdict is on
+// CPU time per operation, the whole process's (every thread, garbage collection included; see
+// bench/node-steady.mjs); the wall-time medians are printed beside it. `--pairs=G` (5 by
+// default) groups of rounds; each group's ratio is its total CPU time against the host's;
+// printed: their median, their spread (min–max) and how many groups met the goal.
+const groups = Number((process.argv.find((a) => a.startsWith('--pairs=')) || '--pairs=5').slice(8));
+const steady = fileURLToPath(new URL('./node-steady.mjs', import.meta.url));
+/** A bench/node-steady.mjs process: batch() runs one batch and resolves to its time. */
+function steadyProcess(which, dir, workload) {
+  const child = spawn(process.execPath, [steady, which, dir, workload], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const waiting = [];
+  createInterface({ input: child.stdout }).on('line', (line) =>
+    waiting.shift().resolve(line.split(' ').map(Number)),
+  );
+  child.on('exit', (code) => {
+    for (const w of waiting.splice(0))
+      w.reject(new Error(`${workload}: ${which} exited (${code})`));
+  });
+  return {
+    batch: () =>
+      new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        child.stdin.write('run\n');
+      }),
+    quit: () => child.stdin.end('quit\n'),
+  };
+}
 const steadyRows = [];
-for (const [workload, n, goal] of [
-  ['mark', 2e6, 0.5],
-  ['mark, a unique name each', 1e6, 0.5],
-  ['request spans', 1e6, 0.5],
-  ['nested', 1e6, 0.5],
-  ['measure, marks of 100 names@1000', 1e6, 0.5],
-  ['measure, marks of 100 names@100000', 1e6, 0.5],
-  ['measure, marks of 100 names@1000000', 5e5, 0.5],
-  ['clearMarks()@100000', 15, 2],
-  ['clearMarks()@1000000', 5, 2],
+for (const [workload, perGroup, goal] of [
+  ['mark', 8, 0.5],
+  ['mark, a unique name each', 8, 0.5],
+  ['request spans', 8, 0.5],
+  ['nested', 8, 0.5],
+  ['measure, marks of 100 names@1000', 8, 0.5],
+  ['measure, marks of 100 names@100000', 8, 0.5],
+  ['measure, marks of 100 names@1000000', 6, 0.5],
+  ['clearMarks()@100000', 6, 2],
+  ['clearMarks()@1000000', 3, 2],
 ]) {
   const clear = workload.startsWith('clearMarks');
   const [what, k] = workload.split('@');
-  const label = `${what}${k ? ` @${Number(k).toLocaleString('en')}` : ''}: own process, ${clear ? `median of ${n} clears` : `${n.toLocaleString('en')} ops`}`;
+  const n = groups * perGroup;
+  const label = `${what}${k ? ` @${Number(k).toLocaleString('en')}` : ''}: own process, ${clear ? `${n} clears` : `${(n * 50000).toLocaleString('en')} ops`}`;
   if (skip(label)) continue;
-  const steady = fileURLToPath(new URL('./node-steady.mjs', import.meta.url));
   const dirs = [
     ['host', '.'],
     ['ours', fileURLToPath(new URL('..', import.meta.url))],
   ];
   if (baselineDir) dirs.push(['ours', baselineDir]);
-  const times = dirs.map(() => []);
-  for (let r = 0; r < pairs; r++) {
-    for (let k = 0; k < dirs.length; k++) {
-      const j = (r + k) % dirs.length;
-      const out = spawnSync(process.execPath, [steady, ...dirs[j], workload, String(n)], {
-        encoding: 'utf8',
-      });
-      const ns = Number(out.stdout.trim());
-      if (!(ns > 0)) throw new Error(`${label}: ${out.stderr || out.stdout}`);
-      times[j].push(ns);
+  const procs = dirs.map(([which, dir]) => steadyProcess(which, dir, workload));
+  const walls = dirs.map(() => []);
+  const times = dirs.map(() => []); // CPU ns per operation
+  for (let r = 0; r < n; r++) {
+    for (let j = 0; j < procs.length; j++) {
+      const k = (r + j) % procs.length;
+      const [wall, cpu] = await procs[k].batch();
+      walls[k].push(wall);
+      times[k].push(cpu);
     }
   }
-  const ratios = (j) => times[j].map((t, r) => t / times[0][r]);
+  for (const proc of procs) proc.quit();
+  const sum = (a) => a.reduce((x, y) => x + y, 0);
+  const ratios = (j) =>
+    Array.from({ length: groups }, (_, g) => {
+      const at = g * perGroup;
+      return sum(times[j].slice(at, at + perGroup)) / sum(times[0].slice(at, at + perGroup));
+    });
   const spread = (rs) => `${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)}`;
   const ours = ratios(1);
   const row = {
     workload: label,
-    'node (ns/op)': median(times[0]).toFixed(0),
-    'perfshim (ns/op)': median(times[1]).toFixed(0),
+    'node cpu (wall) ns/op': `${median(times[0]).toFixed(0)} (${median(walls[0]).toFixed(0)})`,
+    'perfshim cpu (wall)': `${median(times[1]).toFixed(0)} (${median(walls[1]).toFixed(0)})`,
     ratio: median(ours).toFixed(3),
     spread: spread(ours),
   };
   if (baselineDir) {
-    row['baseline (ns/op)'] = median(times[2]).toFixed(0);
+    row['baseline cpu (wall)'] = `${median(times[2]).toFixed(0)} (${median(walls[2]).toFixed(0)})`;
     row['baseline ratio'] = median(ratios(2)).toFixed(3);
     row['baseline spread'] = spread(ratios(2));
   }
   const met = ours.filter((x) => x <= goal).length;
   row.target = `≤ ${goal}`;
-  row.verdict = `${median(ours) <= goal ? 'met' : 'missed'} (${met}/${pairs} pairs)`;
+  row.verdict = `${median(ours) <= goal ? 'met' : 'missed'} (${met}/${groups} groups)`;
   steadyRows.push(row);
 }
 
