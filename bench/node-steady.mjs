@@ -93,3 +93,4 @@ for await (const line of createInterface({ input: process.stdin })) {
   const [wall, cpuNs] = batch();
   process.stdout.write(`${wall.toFixed(1)} ${cpuNs.toFixed(1)}\n`);
 }
+process.exit(0); // 'quit' ends the process even while its stdin stays open
