@@ -3,7 +3,7 @@
 // method functions are what `install()` puts on the host's Performance.prototype.
 import { failed, statusError, domException, nameInMessage } from './errors.js';
 import {
-  PS_OK,
+  PS_E_LIMIT,
   PS_E_HOST_ARG,
   PS_E_SYNTAX,
   PS_TYPE_MARK as MARK,
@@ -220,9 +220,11 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
         const e = toDOMString(endMark, context);
         if (!hasOptions) end = e;
       }
-      // Only now, with every argument converted, are mark names looked up.
+      // Only now, with every argument converted, are mark names looked up. Without a detail to
+      // clone between deciding the times and buffering, the core does both in one call.
       const s = timingArg(start, context),
         e = timingArg(end, context);
+      const buffer = rawDetail === undefined || rawDetail === null ? timeline.intern(name) + 1 : 0;
       const sVal = argValue(s),
         eVal = argValue(e);
       const sKind = argKind(s, sVal),
@@ -241,9 +243,10 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
         eKind,
         eVal === undefined ? 0 : eVal,
         now,
+        buffer,
       );
       const o = out();
-      if (st !== PS_OK) {
+      if (st < 0 && st !== PS_E_LIMIT) {
         const arg = o[2];
         if (st === PS_E_HOST_ARG) throw arg === 0 ? s : e;
         if (st === PS_E_SYNTAX) {
@@ -257,8 +260,9 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       }
       const startTime = o[0],
         length = o[1];
-      const detail = cloneDetail(rawDetail, context);
-      const entry = timeline.add(MEASURE, name, startTime, length, detail, context);
+      const entry = buffer
+        ? timeline.entry(MEASURE, st, name, startTime, length, null, context)
+        : timeline.add(MEASURE, name, startTime, length, cloneDetail(rawDetail, context), context);
       timeline.queue(entry, MEASURE);
       if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;

@@ -164,10 +164,16 @@ export class Timeline {
 
   /** Buffer an entry (when the buffer is full it is only made) and return its object. */
   add(type, name, startTime, duration, detail, context) {
-    const core = this.core;
-    const slot = core.x.ps_timeline_add(type, this.intern(name), startTime, duration);
+    const slot = this.core.x.ps_timeline_add(type, this.intern(name), startTime, duration);
+    return this.entry(type, slot, name, startTime, duration, detail, context);
+  }
+
+  /** The object of an entry the core was asked to buffer, given what the core returned: its
+   *  slot (the values are placed in the slot's chunk), or PS_E_LIMIT (a full buffer: an entry
+   *  outside it); another status is thrown. */
+  entry(type, slot, name, startTime, duration, detail, context) {
     if (slot < 0) {
-      if (slot !== PS_E_LIMIT) core.check(slot, context);
+      if (slot !== PS_E_LIMIT) this.core.check(slot, context);
       return looseEntry(OWNED_TYPES[type], name, startTime, duration, detail);
     }
     const k = slot >>> 1,

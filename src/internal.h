@@ -53,5 +53,11 @@ size_t ps__pool_bytes(const ps_pool *p);
 /* Timeline internals used by usertiming.c. */
 int32_t ps__timeline_last_mark(uint32_t name_id);  /* slot or -1 */
 double ps__timeline_start(uint32_t slot);
+/* For the C tests and fuzz targets only (not exported): a buffered entry's type, with its start
+ * time in out[0] and duration in out[1] (PS_E_NOT_FOUND for a free or cleared slot); the
+ * buffered entries of a type; the bytes the timeline holds (entries, spares, indexes, names). */
+int32_t ps__timeline_entry(uint32_t slot);
+uint32_t ps__timeline_count(uint32_t type);
+double ps__timeline_bytes(void);
 
 #endif

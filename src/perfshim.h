@@ -84,12 +84,7 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id);
  * removed slots are written to the result buffer; for every name (-1), nothing is written (the
  * whole type's slots are void: drop them all) and nothing is allocated. */
 PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id);
-/* Read a buffered entry: returns its type and writes start time to out[0] and duration to
- * out[1]; PS_E_NOT_FOUND for a free or cleared slot. (Names are the shim's: the core checks
- * that a name's slots are that name's in debug builds only.) */
-PS_API int32_t ps_timeline_entry(uint32_t slot);
-/* Buffered entries of `type`, and entries dropped because its buffer was full. */
-PS_API uint32_t ps_timeline_count(uint32_t type);
+/* Entries dropped because the buffer of `type` was full. */
 PS_API double ps_timeline_dropped(uint32_t type);
 /* Cap the buffer of `type` at `max_entries` (0 = unbounded, the spec's default for marks and
  * measures). Returns PS_OK or PS_E_ARG. */
@@ -97,8 +92,6 @@ PS_API int32_t ps_timeline_set_limit(uint32_t type, uint32_t max_entries);
 /* Release the names that no buffered entry uses; writes their ids to the result buffer and
  * returns the count. The shim forgets those ids; later ps_timeline_name_new calls reuse them. */
 PS_API int32_t ps_timeline_release_names(void);
-/* Bytes held by the timeline (entries, indexes, names), for benchmarks and stats. */
-PS_API double ps_timeline_bytes(void);
 
 /* ---------------------------------------------------------------------------------------------
  * User Timing (usertiming.c). A time argument is a kind plus a value: absent, a timestamp, a
@@ -111,12 +104,14 @@ enum { PS_ARG_ABSENT = 0, PS_ARG_TIME = 1, PS_ARG_MARK = 2, PS_ARG_UNKNOWN_MARK 
 /* User Timing 3 §measure() steps 1–3: the option checks, then end time, then start time, with
  * the spec's exceptions in the spec's order. `has_options` is 1 when startOrMeasureOptions is a
  * dictionary with at least one member present; `end_mark` is 1 when the third argument was
- * given (then `e_*` describe it). `now` is the host's now(). Buffers nothing: the shim clones
- * `detail` next and then calls ps_timeline_add.
- * Returns PS_OK with start time in out[0] and duration in out[1], or a negative status with the
- * failing argument in out[2] (0 start, 1 duration, 2 end). */
+ * given (then `e_*` describe it). `now` is the host's now(). With `buffer_as` 0 it buffers
+ * nothing (the shim clones `detail` next and then calls ps_timeline_add); else the measure is
+ * buffered at once under name id `buffer_as - 1` (a measure without a detail: one call).
+ * Returns PS_OK (buffer_as 0) or the new slot (>= 1: a measure's slot is odd), or PS_E_LIMIT
+ * when the buffer is full, with start time in out[0] and duration in out[1] in all three cases;
+ * else a negative status with the failing argument in out[2] (0 start, 1 duration, 2 end). */
 PS_API int32_t ps_usertiming_measure(int32_t has_options, int32_t end_mark,
                                      int32_t s_kind, double s_val, int32_t d_kind, double d_val,
-                                     int32_t e_kind, double e_val, double now);
+                                     int32_t e_kind, double e_val, double now, uint32_t buffer_as);
 
 #endif

@@ -4,8 +4,9 @@
  * Data structure (one set per entry type):
  *   - Entries live in chunked columns (start, sequence, state; a duration column for measures
  *     only: a mark's is 0), CHUNK entries a chunk, so growth never
- *     copies existing entries. A slot is (index << 1 | type): each type has its own chunks, so
- *     clearing a type drops its chunks wholesale. Freed indexes go on a free list, reused first.
+ *     copies existing entries. A slot is (index << 1 | type): each type has its own chunks.
+ *     Indexes are handed out from a high-water mark over the type's chunks; freed indexes go on
+ *     a free list, reused first.
  *   - The type list: every slot of the type, a sorted prefix [0, sorted) in (startTime, sequence)
  *     order — the spec's "chronological order with respect to startTime", ties in insertion
  *     order — then an unsorted tail of later adds. An add that keeps the order extends the
@@ -14,29 +15,37 @@
  *     and each entry is sorted once per merge it takes part in.
  *   - Per name and type: a record with that name's slots, contiguous (one slot inline, so a
  *     name used once, such as a request id, allocates nothing), in insertion order with an
- *     "unsorted" bit; a query that finds them unsorted sorts them in place, once. A clear of
- *     the type frees the arrays that grew past BIG slots (listed as they grow) and keeps the
- *     small ones for the names' reuse. The latest
+ *     "unsorted" bit; a query that finds them unsorted sorts them in place, once. Arrays that
+ *     grew past BIG slots are listed (`big`) as they grow. The latest
  *     mark (max startTime, ties to the later added) is kept as entries are added: "convert a mark
  *     to a timestamp" is O(1).
  *   - Names: the shim keeps each string once (its name -> id map); the core hands out dense ids
  *     (released ones reused first) and keeps a byte per id. Records per name and type are
  *     arrays indexed by id.
  *   - Clearing one name marks its slots dead in place (state DEAD) and the type list is
- *     compacted lazily, so clearMarks(name) costs O(entries removed). Clearing a whole type
- *     frees its chunks and lists and bumps the type's epoch: per-name records of an older epoch
- *     read as empty, so no name is visited, nothing is allocated, and no slot is reported.
+ *     compacted lazily, so clearMarks(name) costs O(entries removed).
+ *   - Clearing a whole type touches no entry, no chunk and no name: it resets the high-water
+ *     mark to 0 (the type's chunks become spares, reused in order by the next adds), frees the
+ *     type list and free list (one block each), bumps the type's epoch (per-name records of an
+ *     older epoch read as empty) and swaps the `big` list into `retired`. Later adds give the
+ *     memory back a bounded amount at a time (`trim`): one retired big array per add, one spare
+ *     chunk per CHUNK adds (from the highest index down, so a refill and the trimming meet
+ *     halfway); one spare chunk per type is kept. A retired record that its name refilled first
+ *     keeps its array (it is listed in `big` again).
  *
  * Invariants (checked in debug builds): a live slot is in its type list exactly once and in its
  * name's record; a dead slot is in the type list only and is freed when the list is compacted;
  * name records never hold dead slots; the prefix [0, sorted) is in timeline order; sequence numbers
- * increase strictly with every add.
+ * increase strictly with every add; chunks [0, ceil(high_water / CHUNK)) hold the type's slots,
+ * the rest up to n_chunks are spares; a current record with `in_big` is in `big`, a stale one
+ * with `in_big` in `retired` (or in `big`, when its name refilled it after the clear).
  *
- * Costs: add O(1) amortised (plus a chunk allocation every CHUNK entries); query by type
+ * Costs: add O(1) amortised (plus a chunk allocation every CHUNK entries unless a spare is
+ * reused, plus at most one free of a retired array and one of a spare chunk); query by type
  * O(n + k log k) for k entries added out of order since the last query, else O(n); query by
  * name O(entries of the name), a copy (+ a sort the first time after out-of-order adds); clear
- * by name O(removed);
- * clear of a type O(chunks); the latest mark O(1).
+ * by name O(removed); clear of a type O(1) (O(retired) when a second clear comes before the
+ * adds trimmed the first one's retired arrays); the latest mark O(1).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +82,12 @@ _Static_assert(sizeof(name_rec) == 16, "a name record is 16 bytes in wasm32");
 #endif
 
 #define EPOCH_MASK 0xffffffu
-#define BIG 64            /* arrays past this many slots are freed by a clear of the type */
+#define BIG 64            /* arrays past this many slots are given back after a clear of the type */
 
 typedef struct {
     chunk **chunks;
-    uint32_t n_chunks, chunks_cap;
-    uint32_t high_water;  /* indexes ever handed out since the last clear of the type */
+    uint32_t n_chunks, chunks_cap;  /* chunks allocated: in use, then spares */
+    uint32_t high_water;  /* indexes handed out since the last clear of the type */
     ps_vec free_idx;
     ps_vec list;          /* [0, sorted) in timeline order, then the unsorted tail */
     uint32_t sorted;
@@ -88,6 +97,7 @@ typedef struct {
     uint32_t epoch;       /* bumped by a clear of the whole type */
     name_rec *recs;       /* name id -> this type's record */
     ps_vec big;           /* ids whose array grew past BIG since the last clear of the type */
+    ps_vec retired;       /* `big` of an older epoch: arrays to give back, one per add */
     uint32_t recs_cap;
 } type_buf;
 
@@ -178,7 +188,7 @@ static int64_t slot_alloc(uint32_t type)
     type_buf *t = &types[type];
     if (t->free_idx.len) return (int64_t)t->free_idx.v[--t->free_idx.len] << 1 | type;
     if (t->high_water == 1u << 30) return PS_E_NOMEM; /* slots stay positive int32 */
-    if ((t->high_water >> CHUNK_BITS) >= t->n_chunks) {
+    if ((t->high_water >> CHUNK_BITS) >= t->n_chunks) {  /* else a chunk (or a spare) has room */
         if (t->n_chunks == t->chunks_cap) {
             uint32_t cap = t->chunks_cap ? t->chunks_cap * 2 : 16;
             chunk **c = realloc(t->chunks, (size_t)cap * sizeof(chunk *));
@@ -242,7 +252,10 @@ static int rec_reserve(type_buf *t, uint32_t name_id)
 {
     name_rec *r = &t->recs[name_id];
     if (r->epoch != (t->epoch & EPOCH_MASK)) {
-        r->len = 0;  /* stale since the type was cleared: start over, keep the array */
+        /* Stale since the type was cleared: start over, keep the array (a retired big one is
+         * listed again, for the next clear to retire). */
+        if (r->in_big && ps__vec_push(&t->big, name_id) != PS_OK) return PS_E_NOMEM;
+        r->len = 0;
         r->unsorted = 0;
         r->epoch = t->epoch & EPOCH_MASK;
     }
@@ -326,6 +339,29 @@ static void compact(type_buf *t)
     for (uint32_t i = 1; i < sorted; i++) PS_ASSERT(before(t->list.v[i - 1], t->list.v[i]));
 }
 
+/* Give back the array of a retired record, unless its name refilled it since (it is current
+ * again and listed in `big`). */
+static void retire_one(type_buf *t, uint32_t id)
+{
+    name_rec *r = &t->recs[id];
+    if (r->epoch == (t->epoch & EPOCH_MASK)) return;
+    if (rec_cap(r->cap_step) > BIG) {
+        free(r->v);
+        r->v = 0;
+        r->cap_step = 0;
+    }
+    r->in_big = 0;
+}
+
+/* After a clear of the type: give back a bounded amount (see the file header). */
+static void trim(type_buf *t)
+{
+    if (t->retired.len) retire_one(t, t->retired.v[--t->retired.len]);
+    if ((next_seq & (CHUNK - 1)) == 0 &&
+        t->n_chunks > ((t->high_water + CHUNK - 1) >> CHUNK_BITS) + 1)
+        free(t->chunks[--t->n_chunks]);
+}
+
 PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, double duration)
 {
     if (type >= PS_TYPE_COUNT || !name_live((int32_t)name_id)) return PS_E_ARG;
@@ -364,6 +400,8 @@ PS_API int32_t ps_timeline_add(uint32_t type, uint32_t name_id, double start, do
     }
     v[r->len++] = slot;
     if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
+    trim(&types[PS_TYPE_MARK]);
+    trim(&types[PS_TYPE_MEASURE]);
     return (int32_t)slot;
 }
 
@@ -423,31 +461,23 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id)
     return (int32_t)merge_into(out, a->v, a->len, b ? b->v : 0, b ? b->len : 0);
 }
 
-/* Free everything a type holds; nothing is allocated. Per-name records go stale by epoch. */
+/* Empty a type in O(1); nothing is allocated. Per-name records go stale by epoch; chunks become
+ * spares and big arrays retired, given back a few at a time by later adds (trim). */
 static uint32_t clear_type(type_buf *t)
 {
     uint32_t n = t->list.len - t->dead;
-    for (uint32_t i = 0; i < t->n_chunks; i++) free(t->chunks[i]);
-    free(t->chunks);
-    t->chunks = 0;
-    t->n_chunks = t->chunks_cap = t->high_water = 0;
+    t->high_water = 0;
     ps__vec_free(&t->free_idx);
     ps__vec_free(&t->list);
     t->sorted = t->dead = 0;
-    /* Big per-name arrays are freed (O(entries / BIG) at most); small ones stay for reuse. */
-    for (uint32_t i = 0; i < t->big.len; i++) {
-        name_rec *r = &t->recs[t->big.v[i]];
-        if (rec_cap(r->cap_step) > BIG) {
-            free(r->v);
-            r->v = 0;
-            r->cap_step = 0;
-        }
-        r->in_big = 0;
-    }
-    ps__vec_free(&t->big);
+    while (t->retired.len) retire_one(t, t->retired.v[--t->retired.len]);
+    ps_vec x = t->retired;
+    t->retired = t->big;
+    t->big = x;
     if (++t->epoch > EPOCH_MASK) {
         /* After 2^24 clears the epoch wraps: forget every record for real, once. */
         for (uint32_t id = 0; id < t->recs_cap; id++) rec_free(&t->recs[id]);
+        t->retired.len = t->big.len = 0;
         t->epoch = 1;
     }
     return n;
@@ -480,7 +510,7 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
     return (int32_t)n;
 }
 
-PS_API int32_t ps_timeline_entry(uint32_t slot)
+int32_t ps__timeline_entry(uint32_t slot)
 {
     type_buf *t = &types[TYPE(slot)];
     if ((slot >> 1) >= t->high_water) return PS_E_NOT_FOUND;
@@ -492,7 +522,7 @@ PS_API int32_t ps_timeline_entry(uint32_t slot)
     return (int32_t)TYPE(slot);
 }
 
-PS_API uint32_t ps_timeline_count(uint32_t type)
+uint32_t ps__timeline_count(uint32_t type)
 {
     return type < PS_TYPE_COUNT ? types[type].list.len - types[type].dead : 0;
 }
@@ -537,13 +567,14 @@ PS_API int32_t ps_timeline_release_names(void)
     return (int32_t)k;
 }
 
-PS_API double ps_timeline_bytes(void)
+double ps__timeline_bytes(void)
 {
     double b = (double)names_cap + (double)free_names.cap * 4 + (double)scratch.cap * 4;
     for (uint32_t i = 0; i < PS_TYPE_COUNT; i++) {
         const type_buf *t = &types[i];
         b += (double)t->n_chunks * chunk_size(i) + (double)t->chunks_cap * sizeof(chunk *) +
              (double)t->free_idx.cap * 4 + (double)t->list.cap * 4 + (double)t->big.cap * 4 +
+             (double)t->retired.cap * 4 +
              (double)t->recs_cap * sizeof(name_rec);
         for (uint32_t id = 0; id < t->recs_cap; id++) b += (double)rec_cap(t->recs[id].cap_step) * 4;
     }

@@ -3,7 +3,8 @@
  * with the spec's exceptions in the spec's order (mark()'s single check lives in the shim's
  * PerformanceMark constructor). The shim has
  * already converted the arguments (WebIDL) and the PerformanceTiming attribute names (a host
- * probe), so every time argument arrives as absent, a timestamp, or a mark name id.
+ * probe), so every time argument arrives as absent, a timestamp, or a mark name id. A measure
+ * without a detail is decided and buffered in one call (one crossing from the shim).
  */
 #include "internal.h"
 
@@ -32,10 +33,11 @@ static int to_timestamp(int32_t kind, double val, int arg, int neg_status, doubl
     }
 }
 
-/* User Timing 3 §measure() steps 1–3: checks, end time, start time. */
+/* User Timing 3 §measure() steps 1–3: checks, end time, start time; then, when asked (no detail
+ * to clone in between), the buffering of the entry. */
 PS_API int32_t ps_usertiming_measure(int32_t has_options, int32_t end_mark,
                                      int32_t s_kind, double s_val, int32_t d_kind, double d_val,
-                                     int32_t e_kind, double e_val, double now)
+                                     int32_t e_kind, double e_val, double now, uint32_t buffer_as)
 {
     int st;
     if (has_options) {
@@ -65,5 +67,6 @@ PS_API int32_t ps_usertiming_measure(int32_t has_options, int32_t end_mark,
     double *out = ps_out_ptr();
     out[0] = start;
     out[1] = end - start;
-    return PS_OK;
+    if (!buffer_as) return PS_OK;
+    return ps_timeline_add(PS_TYPE_MEASURE, buffer_as - 1, start, end - start);
 }

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "perfshim.h"
+#include "internal.h"
 
 /* The shim's name -> id map, as the tests need it (the core keeps no strings). */
 static struct { char s[32]; int32_t id; } known[256];
@@ -88,7 +88,7 @@ TEST(clear_by_name_removes_only_that_name_and_type)
     mark("x", 3);
     ps_timeline_add(PS_TYPE_MEASURE, (uint32_t)name("x"), 0, 1);
     CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, name("x")), 2);
-    CHECK_EQ_INT(ps_timeline_count(PS_TYPE_MARK), 1);
+    CHECK_EQ_INT(ps__timeline_count(PS_TYPE_MARK), 1);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, -1), 1);
     CHECK_EQ_INT(ps_timeline_query(-1, name("x")), 1); /* the measure stays */
     CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, name("nothing")), 0);
@@ -108,11 +108,11 @@ TEST(dead_slots_are_compacted_and_reused)
             snprintf(buf, sizeof buf, "n%d", k);
             ps_timeline_clear(PS_TYPE_MARK, name(buf));
         }
-        CHECK_EQ_INT(ps_timeline_count(PS_TYPE_MARK), 0);
+        CHECK_EQ_INT(ps__timeline_count(PS_TYPE_MARK), 0);
     }
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, -1), 0);
     /* slots are reused: the buffer did not grow past a few chunks */
-    CHECK(ps_timeline_bytes() < 4.0 * 1024 * 1024);
+    CHECK(ps__timeline_bytes() < 4.0 * 1024 * 1024);
 }
 
 TEST(the_latest_mark_of_a_name_wins_and_clear_forgets_it)
@@ -121,14 +121,14 @@ TEST(the_latest_mark_of_a_name_wins_and_clear_forgets_it)
     mark("m", 10);
     mark("m", 4); /* added later, but earlier in time: browsers use the latest startTime */
     double *out = ps_out_ptr();
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 10);
     CHECK_EQ_DBL(out[1], 40);
     mark("m", 10); /* a tie: the later one added, same time */
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 10);
     ps_timeline_clear(PS_TYPE_MARK, name("m"));
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("m"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_E_SYNTAX);
     CHECK_EQ_DBL(out[2], 0);
 }
 
@@ -136,29 +136,59 @@ TEST(measure_option_rules_follow_the_spec_order)
 {
     clear_all();
     double *out = ps_out_ptr();
-    CHECK_EQ_INT(ps_usertiming_measure(1, 1, PS_ARG_TIME, 1, 0, 0, 0, 0, 9), PS_E_MEASURE_END_MARK);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 1, 0, 0, 9), PS_E_MEASURE_NO_RANGE);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, 1, PS_ARG_TIME, 3, 9), PS_E_MEASURE_OVERSPEC);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 1, PS_ARG_TIME, 1, 0, 0, 0, 0, 9, 0), PS_E_MEASURE_END_MARK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 1, 0, 0, 9, 0), PS_E_MEASURE_NO_RANGE);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, 1, PS_ARG_TIME, 3, 9, 0), PS_E_MEASURE_OVERSPEC);
     /* end is converted before start: an unknown end wins over a negative start */
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_UNKNOWN_MARK, 0, 9), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_UNKNOWN_MARK, 0, 9, 0), PS_E_SYNTAX);
     CHECK_EQ_DBL(out[2], 2);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9), PS_E_NEGATIVE_START);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_TIME, -2, 9), PS_E_NEGATIVE_END);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, -2, 0, 0, 9), PS_E_NEGATIVE_DURATION);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_HOST_ERROR, 0, 9), PS_E_HOST_ARG);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9, 0), PS_E_NEGATIVE_START);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_TIME, -2, 9, 0), PS_E_NEGATIVE_END);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, -2, 0, 0, 9, 0), PS_E_NEGATIVE_DURATION);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_HOST_ERROR, 0, 9, 0), PS_E_HOST_ARG);
     /* {start, duration} and {duration, end} */
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 2, PS_ARG_TIME, 3, 0, 0, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 2, PS_ARG_TIME, 3, 0, 0, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 2);
     CHECK_EQ_DBL(out[1], 3);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 3, PS_ARG_TIME, 10, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 3, PS_ARG_TIME, 10, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 7);
     CHECK_EQ_DBL(out[1], 3);
     /* no options: start 0, end now; negative durations are allowed */
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, 0, 0, 0, 0, 0, 0, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, 0, 0, 0, 0, 0, 0, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 0);
     CHECK_EQ_DBL(out[1], 9);
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 8, 0, 0, PS_ARG_TIME, 3, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 8, 0, 0, PS_ARG_TIME, 3, 9, 0), PS_OK);
     CHECK_EQ_DBL(out[1], -5);
+}
+
+TEST(a_measure_without_detail_is_decided_and_buffered_in_one_call)
+{
+    clear_all();
+    double *out = ps_out_ptr();
+    int32_t a = name("from"), m = name("span");
+    mark("from", 4);
+    int32_t slot = ps_usertiming_measure(0, 0, PS_ARG_MARK, a, 0, 0, PS_ARG_ABSENT, 0, 10, (uint32_t)m + 1);
+    CHECK(slot >= 1 && (slot & 1) == PS_TYPE_MEASURE);
+    CHECK_EQ_DBL(out[0], 4);
+    CHECK_EQ_DBL(out[1], 6);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MEASURE, m), 1);
+    CHECK_EQ_INT(ps_result_ptr()[0], slot);
+    CHECK_EQ_INT(ps__timeline_entry((uint32_t)slot), PS_TYPE_MEASURE);
+    CHECK_EQ_DBL(ps_out_ptr()[0], 4);
+    CHECK_EQ_DBL(ps_out_ptr()[1], 6);
+    /* an exception buffers nothing */
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_UNKNOWN_MARK, 0, 0, 0, PS_ARG_ABSENT, 0, 10, (uint32_t)m + 1), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9, (uint32_t)m + 1), PS_E_NEGATIVE_START);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MEASURE, m), 1);
+    /* a full buffer: dropped and counted, the times still given back for the entry object */
+    ps_timeline_set_limit(PS_TYPE_MEASURE, 1);
+    double dropped = ps_timeline_dropped(PS_TYPE_MEASURE);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 2, PS_ARG_TIME, 3, 0, 0, 9, (uint32_t)m + 1), PS_E_LIMIT);
+    CHECK_EQ_DBL(out[0], 2);
+    CHECK_EQ_DBL(out[1], 3);
+    CHECK_EQ_DBL(ps_timeline_dropped(PS_TYPE_MEASURE), dropped + 1);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MEASURE, m), 1);
+    ps_timeline_set_limit(PS_TYPE_MEASURE, 0);
 }
 
 TEST(limit_drops_and_counts)
@@ -172,7 +202,7 @@ TEST(limit_drops_and_counts)
         else CHECK_EQ_INT(s, PS_E_LIMIT);
     }
     CHECK_EQ_DBL(ps_timeline_dropped(PS_TYPE_MARK) - before, 2);
-    CHECK_EQ_INT(ps_timeline_count(PS_TYPE_MARK), 3);
+    CHECK_EQ_INT(ps__timeline_count(PS_TYPE_MARK), 3);
     ps_timeline_clear(PS_TYPE_MARK, name("cap"));
     CHECK(mark("cap", 9) >= 0);
 }
@@ -227,7 +257,7 @@ TEST(many_entries_random_times_stay_sorted)
     double prev = -1;
     for (int32_t i = 0; i < n; i++) {
         uint32_t slot = ps_result_ptr()[i];
-        CHECK_EQ_INT(ps_timeline_entry(slot), PS_TYPE_MARK);
+        CHECK_EQ_INT(ps__timeline_entry(slot), PS_TYPE_MARK);
         double *out = ps_out_ptr();
         if (out[0] < prev) sorted = 0;
         if (slot != odd[i]) odd_only = 0;
@@ -236,7 +266,7 @@ TEST(many_entries_random_times_stay_sorted)
     free(odd);
     CHECK(sorted);
     CHECK(odd_only);
-    CHECK_EQ_INT(ps_timeline_entry(0xfffffff), PS_E_NOT_FOUND);
+    CHECK_EQ_INT(ps__timeline_entry(0xfffffff), PS_E_NOT_FOUND);
 }
 
 /* The orders real code produces: nested spans (outer added after inner), a pool of marks, marks
@@ -248,7 +278,7 @@ static int query_is_sorted(int32_t type, int32_t name_id, int32_t expect)
     uint32_t *r = ps_result_ptr();
     double prev = -1;
     for (int32_t i = 0; i < n; i++) {
-        if (ps_timeline_entry(r[i]) < 0) return 0;
+        if (ps__timeline_entry(r[i]) < 0) return 0;
         double s = ps_out_ptr()[0];
         if (s < prev) return 0;
         prev = s;
@@ -307,7 +337,7 @@ TEST(clear_by_name_between_out_of_order_adds)
     CHECK(query_is_sorted(PS_TYPE_MARK, -1, 1500));
     CHECK(query_is_sorted(PS_TYPE_MARK, name("x"), 1500));
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("y")), 0);
-    CHECK_EQ_INT(ps_timeline_count(PS_TYPE_MARK), 1500);
+    CHECK_EQ_INT(ps__timeline_count(PS_TYPE_MARK), 1500);
 }
 
 TEST(the_latest_mark_is_kept_whatever_the_add_order)
@@ -316,33 +346,118 @@ TEST(the_latest_mark_is_kept_whatever_the_add_order)
     double *out = ps_out_ptr();
     double times[] = { 7, 30, 2, 30, 29, 1 };
     for (int i = 0; i < 6; i++) mark("late", times[i]);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 30);
     ps_timeline_clear(PS_TYPE_MARK, -1);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100, 0), PS_E_SYNTAX);
     mark("late", 3);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("late"), 0, 0, PS_ARG_ABSENT, 0, 100, 0), PS_OK);
     CHECK_EQ_DBL(out[0], 3);
 }
 
-TEST(clearing_a_type_frees_its_chunks_and_writes_no_result)
+/* Adds that reuse a few slots (cleared by name as they go), until the trimming has given back
+ * the spares and retired arrays earlier tests left. */
+static void settle(void)
+{
+    int32_t s = name("settle");
+    for (int i = 0; i < 64 * 4096; i++) {
+        ps_timeline_add(PS_TYPE_MEASURE, (uint32_t)s, i, 1);
+        if (i % 2048 == 2047) ps_timeline_clear(PS_TYPE_MEASURE, s);
+    }
+    ps_timeline_clear(PS_TYPE_MEASURE, -1);
+}
+
+TEST(clearing_a_type_allocates_nothing_keeps_chunks_as_spares_and_writes_no_result)
 {
     clear_all();
+    settle();
     int32_t keep = ps_timeline_add(PS_TYPE_MEASURE, (uint32_t)name("kept"), 1, 2);
-    double empty = ps_timeline_bytes();
+    double empty = ps__timeline_bytes();
     for (int i = 0; i < 100000; i++) mark(i % 2 ? "p" : "q", i);
-    CHECK(ps_timeline_bytes() > empty + 100000 * 20);
+    double full = ps__timeline_bytes();
+    CHECK(full > empty + 100000 * 20);
+    ps_result_ptr()[0] = 0xdeadbeef;
     CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, -1), 100000);
-    CHECK(ps_timeline_bytes() < empty + 64 * 1024);
+    CHECK_EQ_INT(ps_result_ptr()[0], 0xdeadbeef);
+    /* O(1): the chunks stay, as spares (only the type list and free list went) */
+    CHECK(ps__timeline_bytes() <= full);
+    CHECK(ps__timeline_bytes() > empty + 100000 * 12);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("p")), 0);
     CHECK_EQ_INT(ps_timeline_query(-1, -1), 1);
     CHECK_EQ_INT(ps_result_ptr()[0], keep);
-    CHECK_EQ_INT(ps_timeline_entry((uint32_t)keep), PS_TYPE_MEASURE);
+    CHECK_EQ_INT(ps__timeline_entry((uint32_t)keep), PS_TYPE_MEASURE);
     CHECK_EQ_DBL(ps_out_ptr()[1], 2);
+    /* Later adds of either type give the spares and the big name arrays back, a few at a time. */
+    settle();
+    CHECK(ps__timeline_bytes() < empty + 256 * 1024);
     /* the names are reusable and their records start empty */
     mark("p", 5);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("p")), 1);
     CHECK(release_names() >= 1); /* "q" */
+}
+
+/* A service that reports and clears: fill, clear, fill again. The spares are reused, the
+ * trimming gives back what a refill does not reach, and the memory stays flat. */
+TEST(clear_refill_clear_cycles_stay_flat)
+{
+    clear_all();
+    char names[100][16];
+    for (int k = 0; k < 100; k++) snprintf(names[k], sizeof names[k], "c%d", k);
+    double peak = 0;
+    for (int cycle = 0; cycle < 12; cycle++) {
+        for (int i = 0; i < 60000; i++) mark(names[i % 100], (double)((i * 7919) % 60000));
+        double b = ps__timeline_bytes();
+        if (cycle == 1) peak = b;
+        if (cycle > 1) CHECK(b <= peak);
+        CHECK(query_is_sorted(PS_TYPE_MARK, -1, 60000));
+        CHECK(query_is_sorted(PS_TYPE_MARK, name("c42"), 600));
+        CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, name("c7")), 600);
+        CHECK(ps__timeline_bytes() <= b);
+        CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, -1), 59400);
+        CHECK(ps__timeline_bytes() <= b);
+        CHECK_EQ_INT(ps__timeline_count(PS_TYPE_MARK), 0);
+    }
+    /* a half refill each time: still flat, and what it does not reach is given back */
+    for (int cycle = 0; cycle < 4; cycle++) {
+        for (int i = 0; i < 30000; i++) mark(names[i % 100], i);
+        CHECK(ps__timeline_bytes() <= peak);
+        CHECK(query_is_sorted(-1, name("c3"), 300));
+        ps_timeline_clear(PS_TYPE_MARK, -1);
+    }
+    for (int i = 0; i < 30000; i++) mark(names[i % 100], i);
+    CHECK(ps__timeline_bytes() < peak * 0.75);
+    ps_timeline_clear(PS_TYPE_MARK, -1);
+}
+
+/* Retired name arrays: a name that comes back after the clear keeps its array (its entries
+ * intact), the others are given back by later adds, and clears that follow each other before
+ * any add retire everything once. */
+TEST(retired_name_arrays_are_reused_or_given_back)
+{
+    clear_all();
+    int32_t back = name("back"), gone = name("gone"), other = name("r-other");
+    for (int i = 0; i < 5000; i++) {
+        ps_timeline_add(PS_TYPE_MARK, (uint32_t)back, i, 0);
+        ps_timeline_add(PS_TYPE_MARK, (uint32_t)gone, i, 0);
+    }
+    double full = ps__timeline_bytes();
+    ps_timeline_clear(PS_TYPE_MARK, -1);
+    ps_timeline_clear(PS_TYPE_MARK, -1); /* back to back: nothing trimmed in between */
+    ps_timeline_clear(PS_TYPE_MARK, -1);
+    CHECK(ps__timeline_bytes() <= full);
+    for (int i = 0; i < 3000; i++) CHECK(ps_timeline_add(PS_TYPE_MARK, (uint32_t)back, 3000 - i, 0) >= 0);
+    for (int i = 0; i < 200; i++) ps_timeline_add(PS_TYPE_MEASURE, (uint32_t)other, i, 1);
+    CHECK(query_is_sorted(PS_TYPE_MARK, back, 3000));
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, gone), 0);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, back), 3000);
+    CHECK_EQ_DBL(ps__timeline_start(ps_result_ptr()[2999]), 3000);
+    /* a second clear retires "back"'s array in turn; a refill of "gone" starts small */
+    ps_timeline_clear(PS_TYPE_MARK, -1);
+    for (int i = 0; i < 70; i++) ps_timeline_add(PS_TYPE_MARK, (uint32_t)gone, i, 0);
+    CHECK(query_is_sorted(-1, gone, 70));
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, back), 0);
+    ps_timeline_clear(PS_TYPE_MARK, -1);
+    ps_timeline_clear(PS_TYPE_MEASURE, -1);
 }
 
 /* The per-name records go stale by epoch; the 24-bit epoch wraps after 2^24 bulk clears, and
@@ -354,11 +469,11 @@ TEST(records_stay_empty_across_the_epoch_wrap)
     /* Exactly 2^24 clears: the masked epoch comes back to the one the record was made in. */
     for (uint32_t i = 0; i < 1u << 24; i++) ps_timeline_clear(PS_TYPE_MARK, -1);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 0);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9, 0), PS_E_SYNTAX);
     CHECK(mark("wrap", 5) >= 0);
     CHECK(mark("wrap", 3) >= 0);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("wrap")), 2);
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9), PS_OK);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("wrap"), 0, 0, PS_ARG_ABSENT, 0, 9, 0), PS_OK);
     CHECK_EQ_DBL(ps_out_ptr()[0], 5);
 }
 
@@ -370,6 +485,7 @@ int main(void)
     RUN(dead_slots_are_compacted_and_reused);
     RUN(the_latest_mark_of_a_name_wins_and_clear_forgets_it);
     RUN(measure_option_rules_follow_the_spec_order);
+    RUN(a_measure_without_detail_is_decided_and_buffered_in_one_call);
     RUN(limit_drops_and_counts);
     RUN(release_names_frees_unused_names_only);
     RUN(bad_arguments_are_rejected);
@@ -378,7 +494,9 @@ int main(void)
     RUN(ties_keep_insertion_order_across_the_unsorted_tail);
     RUN(clear_by_name_between_out_of_order_adds);
     RUN(the_latest_mark_is_kept_whatever_the_add_order);
-    RUN(clearing_a_type_frees_its_chunks_and_writes_no_result);
+    RUN(clearing_a_type_allocates_nothing_keeps_chunks_as_spares_and_writes_no_result);
+    RUN(clear_refill_clear_cycles_stay_flat);
+    RUN(retired_name_arrays_are_reused_or_given_back);
     RUN(records_stay_empty_across_the_epoch_wrap);
     clear_all();
     release_names();
