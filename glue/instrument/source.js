@@ -6,11 +6,11 @@
 //     probes' shadow stack moves into shared memory and a sampler worker snapshots it every
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
-//   - log: elsewhere, the probes log (frame, depth) for every enter and exit into a log in the
-//     core's memory, with the time on a few records only (a clock read costs more than the rest
-//     of a probe); the core turns the log into the stack active at each tick
-//     (ps_instrument_consume / ps_instrument_advance). The log is handed over when it is full,
-//     every PUMP_MS, and at stop().
+//   - log: elsewhere, the probes log every enter (its frame id) and exit (~depth) as one i32 in a
+//     plain Int32Array, with the time on a few records only (a clock read costs more than the
+//     rest of a probe), kept apart with their record index; the log is copied into the core's
+//     (src/instrument.h) and handed over when it is full, every PUMP_MS, and at stop(); the core
+//     turns it into the stack active at each tick (ps_instrument_consume / _advance).
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { nativeNow, timeOrigin } from '../host.js';
 import { domException } from '../errors.js';
@@ -18,7 +18,8 @@ import { getProbes } from './probes.js';
 import { PS_E_NOMEM } from '../abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
-const LOG_RECORDS = 1 << 15; // 512 KB of log: handed over when full
+const LOG_RECORDS = 1 << 15; // records (128 KB) handed over when full...
+const LOG_STAMPS = 1 << 12; // ...or when this many stamps (64 KB) are
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
 const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (see stateOf)
@@ -61,13 +62,15 @@ function stateOf(core) {
   const check = (r) => core.check(r, CONTEXT);
   const P = getProbes();
   let registered = 0;
-  // The log as whole-memory views (re-derived when the memory grows: a detached view has length
-  // 0) and the record index of its start: record k is f64 at base8 + 2k, i32 at base4 + 4k + 2/3.
-  let F64 = new Float64Array(0),
-    I32 = new Int32Array(0),
-    base8 = 0,
-    base4 = 0,
-    n = 0;
+  // The log: `n` records in R (a frame id for an enter, ~depth for an exit) and `m / 2` stamps
+  // in T (record index, time), copied into the core's log (`at`: its byte address) at each
+  // hand-over. A plain array, not a view of the core's memory: cheaper to write in every engine
+  // (and a view dies when the memory grows).
+  const R = new Int32Array(LOG_RECORDS),
+    T = new Float64Array(2 * LOG_STAMPS);
+  let n = 0,
+    m = 0,
+    at = 0;
   // Stamps (src/instrument.c, "Stamps"). Between two records the stack is constant: that gap
   // belongs to the frame then on top (`top`, -1 for none). The logger stamps a record when the
   // gap it ends or starts is a slow frame's or no frame's (idle time), and every STAMP_EVERY-th
@@ -75,9 +78,10 @@ function stateOf(core) {
   // frames slow (`owners`: the frames of its gaps), so from then on their gaps are measured
   // exactly; a long exact gap keeps its frame slow for CREDIT more gaps, so a frame stays slow
   // only while about one of its gaps in CREDIT is long (a GC pause or a frame with many short
-  // gaps and a rare long one does not keep most records stamped).
-  let slow = new Uint8Array(0), // per frame id
-    credit = new Int32Array(0),
+  // gaps and a rare long one does not keep most records stamped). `slow` is indexed by frame id
+  // + 1: slow[0] (no frame) is always set, so one test per record covers idle time too.
+  let slow = new Uint8Array(1).fill(1),
+    credit = new Int32Array(1),
     top = -1,
     countdown = 1,
     unstamped = 0, // records since the last stamp
@@ -88,64 +92,62 @@ function stateOf(core) {
   let pump = null;
 
   const markSlow = (f, c) => {
-    if (f < 0 || f >= slow.length) return;
-    slow[f] = 1;
-    credit[f] = Math.min(credit[f] + c, CREDIT_MAX);
+    if (f < 0 || f + 1 >= slow.length) return;
+    slow[f + 1] = 1;
+    credit[f + 1] = Math.min(credit[f + 1] + c, CREDIT_MAX);
   };
 
-  const views = () => {
-    const ptr = x.ps_instrument_log(LOG_RECORDS);
-    if (!ptr) check(PS_E_NOMEM);
-    F64 = core.f64();
-    I32 = core.i32();
-    base8 = ptr >>> 3;
-    base4 = ptr >>> 2;
-  };
-
-  // The probes' logger: one record per enter/exit (a: frame id or -1, b: depth before the push or
-  // restored), the log handed over when full.
-  const writer = (a, b) => {
-    if (n === LOG_RECORDS || I32.length === 0) st.flush();
-    const S = P.S,
-      prev = top;
-    top = a >= 0 ? a : b > 0 && b < S.length ? S[b] : -1;
-    const k = n++;
-    I32[base4 + k * 4 + 2] = a;
-    I32[base4 + k * 4 + 3] = b;
-    if (
-      --countdown > 0 &&
-      prev >= 0 &&
-      top >= 0 &&
-      prev < slow.length &&
-      top < slow.length &&
-      slow[prev] === 0 &&
-      slow[top] === 0
-    ) {
-      F64[base8 + k * 2] = Number.NaN;
-      owners[++unstamped] = top;
-      return;
-    }
+  // The stamp of record k (the gap before it was `prev`'s), and what it teaches.
+  const stamp = (k, prev) => {
     const now = nativeNow();
-    F64[base8 + k * 2] = now;
+    T[m] = k;
+    T[m + 1] = now;
+    m += 2;
     countdown = STAMP_EVERY;
     const ms = now - lastStamp;
     if (unstamped === 0) {
       // an exact gap of `prev`
       if (ms >= longMs) markSlow(prev, CREDIT);
-      else if (prev >= 0 && slow[prev] !== 0 && --credit[prev] <= 0) slow[prev] = 0;
+      else if (prev >= 0 && slow[prev + 1] === 1 && --credit[prev + 1] <= 0) slow[prev + 1] = 0;
     } else if (ms >= longMs) {
       for (let i = 0; i <= unstamped; i++) markSlow(owners[i], SUSPECT);
     }
     lastStamp = now;
     unstamped = 0;
     owners[0] = top;
+    if (m === T.length) st.flush();
+  };
+
+  // The probes' logger: one record per enter/exit (a: frame id or -1, b: depth before the push or
+  // restored). The common case is three stores and one test.
+  const writer = (a, b) => {
+    let k = n;
+    if (k === LOG_RECORDS) {
+      st.flush();
+      k = 0;
+    }
+    const prev = top;
+    if (a >= 0) {
+      R[k] = a;
+      top = a;
+    } else {
+      R[k] = ~b;
+      const S = P.S;
+      top = b > 0 && b < S.length ? S[b] : -1;
+    }
+    n = k + 1;
+    if (--countdown > 0 && (slow[prev + 1] | slow[top + 1]) === 0) {
+      owners[++unstamped] = top;
+      return;
+    }
+    stamp(k, prev);
   };
 
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
-      if (slow.length < P.frames.length) {
-        const grown = new Uint8Array(P.frames.length * 2);
+      if (slow.length <= P.frames.length) {
+        const grown = new Uint8Array(P.frames.length * 2 + 1);
         grown.set(slow);
         slow = grown;
         const c = new Int32Array(grown.length);
@@ -164,10 +166,14 @@ function stateOf(core) {
     /** Hand the log over to the core. */
     flush() {
       st.frames();
-      const count = n;
+      const count = n,
+        stamps = m >> 1;
       n = 0;
-      if (count) check(x.ps_instrument_consume(count));
-      if (I32.length === 0) views(); // memory grew: the views died
+      m = 0;
+      if (!count) return;
+      core.f64().set(T.subarray(0, 2 * stamps), at >>> 3);
+      core.i32().set(R.subarray(0, count), (at >>> 2) + 4 * LOG_STAMPS);
+      check(x.ps_instrument_consume(count, stamps));
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
     open(h, intervalMs) {
@@ -177,7 +183,7 @@ function stateOf(core) {
       const depth = Math.min(S[0], S.length - 1);
       core.putU32(S.subarray(1, 1 + depth)); // the same bits as i32 words
       top = S[0] > 0 && S[0] < S.length ? S[S[0]] : -1;
-      countdown = 1;
+      countdown = 1; // the first record is stamped
       unstamped = 0;
       owners[0] = top;
       if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity()); // before the start
@@ -210,8 +216,9 @@ function stateOf(core) {
     },
     addLog(sampler) {
       if (logSessions.size === 0) {
-        views();
+        if (!at) at = x.ps_instrument_log(LOG_RECORDS, LOG_STAMPS) || check(PS_E_NOMEM);
         n = 0;
+        m = 0;
         if (P.L !== writer) P.L = writer; // once per realm (unless several cores take turns)
         P.on[0] = 1;
         const tick = () => {
