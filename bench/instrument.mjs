@@ -18,7 +18,7 @@
 //                       (browsers) of its own, alternating with ours.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -42,9 +42,12 @@ const section = (i) =>
 const doc = Array.from({ length: quick ? 300 : 1000 }, (_, i) => section(i)).join('');
 
 // Node, one process per batch of rounds (--child=ROOT,DIR,ROUNDS): the revision at ROOT with the
-// bundles in DIR. Times are CPU ms of the main thread (/proc's schedstat, where there is one:
-// the V8 helper threads' concurrent GC and compilation vary by more than the probes cost), and
-// of the whole process for the shared sampler, whose worker is a thread of ours.
+// bundles in DIR. Times are the process's CPU ms (all threads: the shared sampler's worker
+// counts against us), not wall time: on a shared machine a descheduled thread would add other
+// programs' time to whichever variant ran then. The processes run with a 128 MB young
+// generation (NODE_FLAGS): a render then rarely has a GC in it, which otherwise moves a render's
+// time by up to 2x from one round to the next; the probes allocate nothing, so this takes out
+// noise, not cost (the ratios come out higher, over a smaller base).
 const child = arg('child');
 if (child) {
   const [root, dir, rounds] = child.split(',');
@@ -62,16 +65,12 @@ if (child) {
   };
   if (plain.marked.parse(doc) !== instrumented.marked.parse(doc))
     throw new Error('the instrumented library renders differently');
-  const stat = `/proc/self/task/${process.pid}/schedstat`;
-  const thread = existsSync(stat)
-    ? () => Number(readFileSync(stat, 'latin1').split(' ')[0]) / 1e6
-    : () => Number.NaN;
-  const proc = () => {
+  const cpu = () => {
     const c = process.cpuUsage();
     return (c.user + c.system) / 1000;
   };
   const times = {};
-  for (const k of KINDS) times[k] = { main: [], all: [] };
+  for (const k of KINDS) times[k] = [];
   const render = { plain, idle: neverProfiled, after: instrumented, log: instrumented };
   render.shared = instrumented;
   let samples = 0;
@@ -84,16 +83,11 @@ if (child) {
         k === 'log' || k === 'shared'
           ? new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 })
           : null;
-      const m0 = thread(),
-        a0 = proc();
+      const c0 = cpu();
       render[k].marked.parse(doc);
-      const a = proc() - a0,
-        m = thread() - m0;
+      const c = cpu() - c0;
       if (p) samples += (await p.stop()).samples.length;
-      if (r >= 0) {
-        times[k].main.push(Number.isNaN(m) ? a : m);
-        times[k].all.push(a);
-      }
+      if (r >= 0) times[k].push(c);
     }
   }
   process.stdout.write(JSON.stringify({ times, samples }));
@@ -119,15 +113,9 @@ for (const rev of revisions) {
 }
 
 /** The row of variant k against plain: median of the rounds' ratios, their 25–75 % spread. */
-function ratioOf(t, k, key = 'main') {
-  const rs = t[k][key].map((v, i) => v / t.plain[key][i]);
-  return {
-    ms: median(t[k][key]),
-    r: median(rs),
-    lo: quantile(rs, 0.25),
-    hi: quantile(rs, 0.75),
-    n: rs.length,
-  };
+function ratioOf(t, k) {
+  const rs = t[k].map((v, i) => v / t.plain[i]);
+  return { ms: median(t[k]), r: median(rs), lo: quantile(rs, 0.25), hi: quantile(rs, 0.75) };
 }
 const fmt = (x) => `${x.r.toFixed(2)}x (${x.lo.toFixed(2)}–${x.hi.toFixed(2)})`;
 const ROWS = [
@@ -144,12 +132,11 @@ function table(title, byRev, rows) {
   );
   console.log(`|---|${cols.map(() => '---|---').join('|')}|---|`);
   console.log(
-    `| plain (esbuild) | ${byRev.map(([, t]) => `${median(t.plain.main).toFixed(1)} | 1.00x`).join(' | ')} | |`,
+    `| plain (esbuild) | ${byRev.map(([, t]) => `${median(t.plain).toFixed(1)} | 1.00x`).join(' | ')} | |`,
   );
   for (const [name, k, target] of rows) {
-    const key = k === 'shared' ? 'all' : 'main';
     const cells = byRev.map(([, t]) => {
-      const x = ratioOf(t, k, key);
+      const x = ratioOf(t, k);
       return `${x.ms.toFixed(1)} | ${fmt(x)}${x.r <= target ? '' : ' MISSED'}`;
     });
     console.log(`| ${name} | ${cells.join(' | ')} | <= ${target.toFixed(2)}x |`);
@@ -158,6 +145,7 @@ function table(title, byRev, rows) {
 
 // Node: batches of rounds in processes of their own, the revisions alternating.
 const BATCHES = quick ? 2 : 4;
+const NODE_FLAGS = ['--max-semi-space-size=128'];
 const node = new Map(revisions.map((rev) => [rev.name, null]));
 let samples = 0;
 for (let b = 0; b < BATCHES; b++) {
@@ -166,6 +154,7 @@ for (let b = 0; b < BATCHES; b++) {
     const r = spawnSync(
       process.execPath,
       [
+        ...NODE_FLAGS,
         fileURLToPath(import.meta.url),
         `--child=${rev.root},${rev.dir},${Math.ceil(ROUNDS / BATCHES)}`,
       ],
@@ -176,12 +165,11 @@ for (let b = 0; b < BATCHES; b++) {
     if (rev.root === ROOT) samples += n;
     const acc = node.get(rev.name);
     if (!acc) node.set(rev.name, times);
-    else
-      for (const k of KINDS) for (const key of ['main', 'all']) acc[k][key].push(...times[k][key]);
+    else for (const k of KINDS) acc[k].push(...times[k]);
   }
 }
 table(
-  `Instrumentation overhead, Node ${process.version}: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (CPU ms of the main thread, all threads for the shared sampler; median of ${BATCHES * Math.ceil(ROUNDS / BATCHES)} rounds in ${BATCHES} processes per revision; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
+  `Instrumentation overhead, Node ${process.version}: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (CPU ms, ${NODE_FLAGS.join(' ')}; median of ${BATCHES * Math.ceil(ROUNDS / BATCHES)} rounds in ${BATCHES} processes per revision; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
   [...node],
   ROWS,
 );
@@ -321,7 +309,7 @@ window.ready = true;
         }
         clockRows[`${engine} ${b.version}`] = await tabs[0].evaluate(() => window.clockCosts());
         const kinds = ['plain', 'idle', 'log', 'after'];
-        const bt = revisions.map(() => Object.fromEntries(kinds.map((k) => [k, { main: [] }])));
+        const bt = revisions.map(() => Object.fromEntries(kinds.map((k) => [k, []])));
         for (let r = 0; r < ROUNDS + 3; r++) {
           const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]);
           if (r % 2) order.reverse();
@@ -329,7 +317,7 @@ window.ready = true;
             const i = r % 2 ? tabs.length - 1 - j : j;
             for (const k of order) {
               const ms = await tabs[i].evaluate((key) => window.round(key), k);
-              if (r >= 3) bt[i][k].main.push(ms); // three warm-up rounds
+              if (r >= 3) bt[i][k].push(ms); // three warm-up rounds
             }
           }
         }
