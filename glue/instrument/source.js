@@ -14,7 +14,7 @@
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { nativeNow, timeOrigin } from '../host.js';
 import { domException } from '../errors.js';
-import { getProbes } from './probes.js';
+import { getProbes, PROBES_KEY } from './probes.js';
 import { PS_E_NOMEM } from '../abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
@@ -133,7 +133,7 @@ function stateOf(core) {
     } else {
       R[k] = ~b;
       const S = P.S;
-      top = b > 0 && b < S.length ? S[b] : -1;
+      top = b > 0 && b + 1 < S.length ? S[b + 1] : -1;
     }
     n = k + 1;
     if (--countdown > 0 && (slow[prev + 1] | slow[top + 1]) === 0) {
@@ -180,9 +180,9 @@ function stateOf(core) {
       if (logSessions.size) st.flush();
       else st.frames();
       const S = P.S;
-      const depth = Math.min(S[0], S.length - 1);
-      core.putU32(S.subarray(1, 1 + depth)); // the same bits as i32 words
-      top = S[0] > 0 && S[0] < S.length ? S[S[0]] : -1;
+      const depth = Math.min(S[0], S.length - 2);
+      core.putU32(S.subarray(2, 2 + depth)); // the same bits as i32 words
+      top = S[0] > 0 && S[0] + 1 < S.length ? S[S[0] + 1] : -1;
       countdown = 1; // the first record is stamped
       unstamped = 0;
       owners[0] = top;
@@ -220,7 +220,7 @@ function stateOf(core) {
         n = 0;
         m = 0;
         if (P.L !== writer) P.L = writer; // once per realm (unless several cores take turns)
-        P.on[0] = 1;
+        P.S[1] = 1;
         const tick = () => {
           st.flush();
           const now = nativeNow();
@@ -238,7 +238,7 @@ function stateOf(core) {
     removeLog(sampler) {
       if (!logSessions.delete(sampler) || logSessions.size) return;
       st.flush();
-      P.on[0] = 0;
+      P.S[1] = 0;
       clearTimeout(pump);
       pump = null;
     },
@@ -294,9 +294,9 @@ const onStart = (d) => {
     if (wait > 0) Atomics.wait(C, 0, 0, wait);
     if (Atomics.load(C, 0) !== 0) break;
     const t = performance.now();
-    const depth = Math.min(Atomics.load(S, 0), S.length - 1);
+    const depth = Math.min(Atomics.load(S, 0), S.length - 2);
     batch.push(t + off, depth);
-    for (let k = 1; k <= depth; k++) batch.push(S[k]);
+    for (let k = 2; k < depth + 2; k++) batch.push(S[k]);
     next += iv;
     if (next < t) next = t + iv;
     if (t - last >= ${POST_MS}) { post({ batch: Float64Array.from(batch) }); batch = []; last = t; }
@@ -436,7 +436,7 @@ export function createInstrumentSource({ mode = 'auto' } = {}) {
   return {
     name: 'instrument',
     available() {
-      const P = globalThis[Symbol.for('perfshim.probes')];
+      const P = globalThis[Symbol.for(PROBES_KEY)];
       return !!(P && P.frames.length);
     },
     supportedIntervalMs,
