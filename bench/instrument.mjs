@@ -28,7 +28,9 @@ const arg = (name) =>
   (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3);
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 10 : 40;
-const KINDS = ['plain', 'idle', 'log', 'after', 'shared'];
+const KINDS = process.env.BENCH_KINDS
+  ? process.env.BENCH_KINDS.split(',')
+  : ['plain', 'idle', 'log', 'after', 'shared'];
 const median = (a) => quantile(a, 0.5);
 function quantile(a, q) {
   const s = [...a].sort((x, y) => x - y);
@@ -45,9 +47,10 @@ const doc = Array.from({ length: quick ? 300 : 1000 }, (_, i) => section(i)).joi
 // bundles in DIR. Times are the process's CPU ms (all threads: the shared sampler's worker
 // counts against us), not wall time: on a shared machine a descheduled thread would add other
 // programs' time to whichever variant ran then. The processes run with a 128 MB young
-// generation (NODE_FLAGS): a render then rarely has a GC in it, which otherwise moves a render's
-// time by up to 2x from one round to the next; the probes allocate nothing, so this takes out
-// noise, not cost (the ratios come out higher, over a smaller base).
+// generation (NODE_FLAGS), emptied before each render: a render then rarely has a GC in it
+// (without this, a GC landing in one render moved its time by 2-6x in a third of the rounds);
+// the probes allocate nothing, so this takes out noise, not cost (the ratios come out higher,
+// over a smaller base). BENCH_KINDS=plain,log (for example) times only those variants.
 const child = arg('child');
 if (child) {
   const [root, dir, rounds] = child.split(',');
@@ -83,6 +86,7 @@ if (child) {
         k === 'log' || k === 'shared'
           ? new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 })
           : null;
+      if (globalThis.gc) globalThis.gc({ type: 'minor' }); // the young generation empty
       const c0 = cpu();
       render[k].marked.parse(doc);
       const c = cpu() - c0;
@@ -145,7 +149,7 @@ function table(title, byRev, rows) {
 
 // Node: batches of rounds in processes of their own, the revisions alternating.
 const BATCHES = quick ? 2 : 4;
-const NODE_FLAGS = ['--max-semi-space-size=128'];
+const NODE_FLAGS = ['--max-semi-space-size=128', '--expose-gc'];
 const node = new Map(revisions.map((rev) => [rev.name, null]));
 let samples = 0;
 for (let b = 0; b < BATCHES; b++) {

@@ -114,9 +114,13 @@ function stateOf(core) {
     credit[f + 1] = Math.min(credit[f + 1] + c, CREDIT_MAX);
   };
 
-  // Whether neither gap around record k is a slow frame's.
-  const neitherSlow = (k) =>
-    (slow[(k === lastK + 1 ? firstOwner : ownerAfter(k - 1)) + 1] | slow[ownerAfter(k) + 1]) === 0;
+  // Whether neither gap around a record at depth b is a slow frame's: for an enter (pushed at
+  // depth b) they are the caller's, S[b + 1], and its own, S[b + 2]; for an exit (to depth b)
+  // the returning frame's, still in S[b + 2], and its caller's, S[b + 1].
+  const neitherSlow = (b) => {
+    const S = P.S;
+    return (slow[S[b + 1] + 1] | slow[S[b + 2] + 1]) === 0;
+  };
 
   // The stamp of record k, and what it teaches.
   const stamp = (k) => {
@@ -154,7 +158,7 @@ function stateOf(core) {
     }
     R[k] = a >= 0 ? a : ~b;
     n = k + 1;
-    if (--countdown > 0 && b !== 0 && (nslow === 0 || neitherSlow(k))) return;
+    if (--countdown > 0 && b !== 0 && (nslow === 0 || neitherSlow(b))) return;
     stamp(k);
   };
 
