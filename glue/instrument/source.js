@@ -22,7 +22,8 @@ const LOG_RECORDS = 1 << 15; // records (128 KB) handed over when full...
 const LOG_STAMPS = 1 << 12; // ...or when this many stamps (64 KB) are
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
-const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (see stateOf)
+const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (see stateOf)...
+const STAMP_MAX = 256; // ...or, while the clock reads the same at each stamp, up to every 256th
 const LONG_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
 const CREDIT = 8; // short gaps a long one keeps its frame slow for...
 const CREDIT_MAX = 32; // ...up to this many
@@ -88,6 +89,7 @@ function stateOf(core) {
     credit = new Int32Array(1),
     nslow = 0,
     countdown = 1,
+    stride = STAMP_EVERY,
     lastK = -1, // the record last stamped (negative: in an earlier hand-over)
     firstOwner = -1, // the owner of the gap after it
     lastStamp = 0,
@@ -144,7 +146,10 @@ function stateOf(core) {
     lastStamp = now;
     lastK = k;
     firstOwner = ownerAfter(k);
-    countdown = STAMP_EVERY;
+    // A coarse clock (0.1-1 ms without isolation) mostly reads the same at stamps 32 records
+    // apart: the stride doubles while it does, and is back at STAMP_EVERY once it moves.
+    stride = ms === 0 ? Math.min(2 * stride, STAMP_MAX) : STAMP_EVERY;
+    countdown = stride;
     if (m === T.length) st.flush();
   };
 
@@ -205,6 +210,7 @@ function stateOf(core) {
       firstOwner = S[0] > 0 && S[0] + 1 < S.length ? S[S[0] + 1] : -1;
       lastK = n - 1; // the gap from now to the first record is exact
       countdown = 1; // the first record is stamped
+      stride = STAMP_EVERY;
       if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity()); // before the start
       lastStamp = nativeNow();
       return check(x.ps_instrument_start(h, intervalMs, lastStamp, depth));
