@@ -109,8 +109,8 @@ function stateOf(core) {
     return d > 0 && d + 1 < S.length ? S[d + 1] : -1;
   };
 
+  // (no frame, f = -1: slow[0] is always set; an id past the table: typed arrays ignore it)
   const markSlow = (f, c) => {
-    if (f < 0 || f + 1 >= slow.length) return;
     if (slow[f + 1] === 0) nslow++;
     slow[f + 1] = 1;
     credit[f + 1] = Math.min(credit[f + 1] + c, CREDIT_MAX);
@@ -208,7 +208,7 @@ function stateOf(core) {
       const depth = Math.min(S[0], S.length - 2);
       core.putU32(S.subarray(2, 2 + depth)); // the same bits as i32 words
       firstOwner = S[0] > 0 && S[0] + 1 < S.length ? S[S[0] + 1] : -1;
-      lastK = n - 1; // the gap from now to the first record is exact
+      lastK = -1; // the log is empty (flushed): the gap from now to the first record is exact
       countdown = 1; // the first record is stamped
       stride = STAMP_EVERY;
       if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity()); // before the start
