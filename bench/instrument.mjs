@@ -7,43 +7,35 @@
 // Two copies of the instrumented bundle are loaded: one is only ever run with no profiler, the
 // other also under the profilers, so the cost of code compiled while a profiler was logging
 // shows as its own row ("after a profiling session").
+//
+// A render's time varies by up to 2x from one round to the next on this kind of machine (a
+// major GC, or regexps recompiled after one, lands in whichever render runs then), so every
+// ratio is the median of the rounds' own ratios (each round runs every variant back to back),
+// printed with its spread (the rounds' 25th–75th percentile) and the number of rounds.
 //   node bench/instrument.mjs [--quick] [--no-browser] [--engines=chromium,firefox,webkit]
+//     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
+//                       side by side: its own bundles and glue, in processes (Node) and pages
+//                       (browsers) of its own, alternating with ours.
 import { build } from 'esbuild';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { esbuildPlugin } from '../glue/instrument/index.js';
-import { instrument } from '../glue/instrument/transform.js';
-import { createInstrumentSource } from '../glue/instrument/source.js';
-import { createProfilerClass } from '../glue/profiler.js';
-import { loadCore } from '../glue/loader.js';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const arg = (name) =>
+  (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3);
 const quick = process.argv.includes('--quick');
-const browser = !process.argv.includes('--no-browser');
-const ROUNDS = quick ? 10 : 30;
-const dir = mkdtempSync(join(tmpdir(), 'perfshim-bench-instrument-'));
-const entry = fileURLToPath(new URL('../node_modules/marked/lib/marked.esm.js', import.meta.url));
-
-async function bundle(name, plugins, copy = '') {
-  const outfile = join(dir, `${name}.mjs`);
-  if (copy) return import(`${pathToFileURL(outfile).href}?${copy}`);
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    format: 'esm',
-    outfile,
-    logLevel: 'silent',
-    plugins,
-  });
-  return import(pathToFileURL(outfile).href);
+const ROUNDS = quick ? 10 : 40;
+const KINDS = process.env.BENCH_KINDS
+  ? process.env.BENCH_KINDS.split(',')
+  : ['plain', 'idle', 'log', 'after', 'shared'];
+const median = (a) => quantile(a, 0.5);
+function quantile(a, q) {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.round(q * (s.length - 1))];
 }
-const plain = await bundle('plain', []);
-const instrumented = await bundle('instrumented', [
-  esbuildPlugin({ include: /node_modules[\\/]marked/ }),
-]);
-const neverProfiled = await bundle('instrumented', [], 'never-profiled'); // a second instance
-
 // A large document: every block and inline construct marked handles, repeated.
 const section = (i) =>
   `# Heading ${i}\n\nSome *emphasis*, **strong**, \`code\`, a [link](https://example.com/${i}) and ` +
@@ -51,75 +43,149 @@ const section = (i) =>
   `1. first\n2. second\n\n\`\`\`js\nconst x = ${i};\n\`\`\`\n\n| a | b |\n|---|---|\n| ${i} | ${i * 2} |\n\n---\n\n`;
 const doc = Array.from({ length: quick ? 300 : 1000 }, (_, i) => section(i)).join('');
 
-// CPU time of the process (all threads: the shared sampler's worker counts against us), not
-// wall time: on a shared machine a descheduled thread would add other programs' time to
-// whichever variant happened to run then.
-function time(fn) {
-  const c0 = process.cpuUsage();
-  fn();
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000;
-}
-const median = (a) => {
-  const s = [...a].sort((x, y) => x - y);
-  return s[s.length >> 1];
-};
-// "vs plain": the median of each round's ratio to that round's plain time (rounds run every
-// variant back to back, so a slow stretch of the machine weighs on both sides of a ratio).
-const pairedRatio = (xs, plains) => median(xs.map((v, i) => v / plains[i]));
-
-const core = loadCore();
-const profilers = {
-  log: createProfilerClass(core, { source: createInstrumentSource({ mode: 'log' }) }),
-  shared: createProfilerClass(core, { source: createInstrumentSource({ mode: 'shared' }) }),
-};
-const out1 = plain.marked.parse(doc),
-  out2 = instrumented.marked.parse(doc);
-if (out1 !== out2) throw new Error('the instrumented library renders differently');
-for (let i = 0; i < 3; i++) {
-  plain.marked.parse(doc);
-  neverProfiled.marked.parse(doc);
-  instrumented.marked.parse(doc);
-} // warm up
-
-const t = { plain: [], idle: [], after: [], log: [], shared: [] };
-const samples = { log: 0, shared: 0 };
-for (let r = 0; r < ROUNDS; r++) {
-  // every variant in every position and after every other one in turn (a variant's garbage is
-  // collected during whichever runs next)
-  const kinds = ['plain', 'idle', 'log', 'after', 'shared'];
-  const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]);
-  if (r % 2) order.reverse();
-  for (const k of order) {
-    if (k === 'plain') t.plain.push(time(() => plain.marked.parse(doc)));
-    else if (k === 'idle') t.idle.push(time(() => neverProfiled.marked.parse(doc)));
-    else if (k === 'after') t.after.push(time(() => instrumented.marked.parse(doc)));
-    else {
-      const p = new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 });
-      t[k].push(time(() => instrumented.marked.parse(doc)));
-      samples[k] += (await p.stop()).samples.length;
+// Node, one process per batch of rounds (--child=ROOT,DIR,ROUNDS): the revision at ROOT with the
+// bundles in DIR. Times are the process's CPU ms (all threads: the shared sampler's worker
+// counts against us), not wall time: on a shared machine a descheduled thread would add other
+// programs' time to whichever variant ran then. The processes run with a 128 MB young
+// generation (NODE_FLAGS), emptied before each render: a render then rarely has a GC in it
+// (without this, a GC landing in one render moved its time by 2-6x in a third of the rounds);
+// the probes allocate nothing, so this takes out noise, not cost (the ratios come out higher,
+// over a smaller base). BENCH_KINDS=plain,log (for example) times only those variants.
+const child = arg('child');
+if (child) {
+  const [root, dir, rounds] = child.split(',');
+  const glue = (p) => import(pathToFileURL(join(root, 'glue', p)).href);
+  const plain = await import(pathToFileURL(join(dir, 'plain.mjs')).href);
+  const instrumented = await import(pathToFileURL(join(dir, 'instrumented.mjs')).href);
+  const neverProfiled = await import(`${pathToFileURL(join(dir, 'instrumented.mjs')).href}?never`);
+  const { createInstrumentSource } = await glue('instrument/source.js');
+  const { createProfilerClass } = await glue('profiler.js');
+  const { loadCore } = await glue('loader.js');
+  const core = loadCore();
+  const profilers = {
+    log: createProfilerClass(core, { source: createInstrumentSource({ mode: 'log' }) }),
+    shared: createProfilerClass(core, { source: createInstrumentSource({ mode: 'shared' }) }),
+  };
+  if (plain.marked.parse(doc) !== instrumented.marked.parse(doc))
+    throw new Error('the instrumented library renders differently');
+  const cpu = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+  const times = {};
+  for (const k of KINDS) times[k] = [];
+  const render = { plain, idle: neverProfiled, after: instrumented, log: instrumented };
+  render.shared = instrumented;
+  let samples = 0;
+  for (let r = -3; r < Number(rounds); r++) {
+    // every variant in every position and after every other one in turn
+    const order = KINDS.map((_, i) => KINDS[(i + r + 3) % KINDS.length]);
+    if (r % 2) order.reverse();
+    for (const k of order) {
+      const p =
+        k === 'log' || k === 'shared'
+          ? new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 })
+          : null;
+      if (globalThis.gc) globalThis.gc({ type: 'minor' }); // the young generation empty
+      const c0 = cpu();
+      render[k].marked.parse(doc);
+      const c = cpu() - c0;
+      if (p) samples += (await p.stop()).samples.length;
+      if (r >= 0) times[k].push(c);
     }
   }
+  process.stdout.write(JSON.stringify({ times, samples }));
+  process.exit(0);
 }
-const base = median(t.plain);
-const row = (name, k, target) => {
-  const ms = median(t[k]);
-  const ratio = pairedRatio(t[k], t.plain);
-  return `| ${name} | ${ms.toFixed(1)} | ${ratio.toFixed(2)}x | ${target} | ${ratio <= parseFloat(target.slice(2)) ? 'ok' : 'MISSED'} |`;
-};
-console.log(
-  `\n### Instrumentation overhead: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (median CPU ms of ${ROUNDS}, ratio: median of the rounds' ratios; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)\n`,
+
+const dir = mkdtempSync(join(tmpdir(), 'perfshim-bench-instrument-'));
+const baseline = arg('baseline') ? resolve(arg('baseline')) : '';
+const revisions = [{ name: 'this tree', root: ROOT, dir: join(dir, 'this') }];
+if (baseline) revisions.push({ name: 'baseline', root: baseline, dir: join(dir, 'baseline') });
+const entry = join(ROOT, 'node_modules/marked/lib/marked.esm.js');
+for (const rev of revisions) {
+  const { esbuildPlugin } = await import(
+    pathToFileURL(join(rev.root, 'glue/instrument/index.js')).href
+  );
+  const opts = { entryPoints: [entry], bundle: true, format: 'esm', logLevel: 'silent' };
+  await build({ ...opts, outfile: join(rev.dir, 'plain.mjs') });
+  await build({
+    ...opts,
+    outfile: join(rev.dir, 'instrumented.mjs'),
+    plugins: [esbuildPlugin({ include: /node_modules[\\/]marked/ })],
+  });
+}
+
+/** The row of variant k against plain: median of the rounds' ratios, their 25–75 % spread. */
+function ratioOf(t, k) {
+  const rs = t[k].map((v, i) => v / t.plain[i]);
+  return { ms: median(t[k]), r: median(rs), lo: quantile(rs, 0.25), hi: quantile(rs, 0.75) };
+}
+const fmt = (x) => `${x.r.toFixed(2)}x (${x.lo.toFixed(2)}–${x.hi.toFixed(2)})`;
+const ROWS = [
+  ['instrumented, no profiler', 'idle', 1.1],
+  ['instrumented, no profiler, after a profiling session', 'after', 1.1],
+  ['instrumented, profiling (log sampler, 1 ms)', 'log', 1.5],
+  ['instrumented, profiling (shared-stack sampler, 1 ms)', 'shared', 1.5],
+];
+function table(title, byRev, rows) {
+  console.log(`\n### ${title}\n`);
+  const cols = byRev.map(([name]) => name);
+  console.log(
+    `| build | ${cols.map((c) => `${c}: ms | ${c}: vs plain (IQR)`).join(' | ')} | target |`,
+  );
+  console.log(`|---|${cols.map(() => '---|---').join('|')}|---|`);
+  console.log(
+    `| plain (esbuild) | ${byRev.map(([, t]) => `${median(t.plain).toFixed(1)} | 1.00x`).join(' | ')} | |`,
+  );
+  for (const [name, k, target] of rows) {
+    const cells = byRev.map(([, t]) => {
+      const x = ratioOf(t, k);
+      return `${x.ms.toFixed(1)} | ${fmt(x)}${x.r <= target ? '' : ' MISSED'}`;
+    });
+    console.log(`| ${name} | ${cells.join(' | ')} | <= ${target.toFixed(2)}x |`);
+  }
+}
+
+// Node: batches of rounds in processes of their own, the revisions alternating.
+const BATCHES = quick ? 2 : 4;
+const NODE_FLAGS = ['--max-semi-space-size=128', '--expose-gc'];
+const node = new Map(revisions.map((rev) => [rev.name, null]));
+let samples = 0;
+for (let b = 0; b < BATCHES; b++) {
+  const order = b % 2 ? [...revisions].reverse() : revisions;
+  for (const rev of order) {
+    const r = spawnSync(
+      process.execPath,
+      [
+        ...NODE_FLAGS,
+        fileURLToPath(import.meta.url),
+        `--child=${rev.root},${rev.dir},${Math.ceil(ROUNDS / BATCHES)}`,
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 26 },
+    );
+    if (r.status !== 0) throw new Error(`bench child (${rev.name}) failed:\n${r.stderr}`);
+    const { times, samples: n } = JSON.parse(r.stdout);
+    if (rev.root === ROOT) samples += n;
+    const acc = node.get(rev.name);
+    if (!acc) node.set(rev.name, times);
+    else for (const k of KINDS) acc[k].push(...times[k]);
+  }
+}
+table(
+  `Instrumentation overhead, Node ${process.version}: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (CPU ms, ${NODE_FLAGS.join(' ')}; median of ${BATCHES * Math.ceil(ROUNDS / BATCHES)} rounds in ${BATCHES} processes per revision; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
+  [...node],
+  ROWS,
 );
-console.log('| build | ms | vs plain | target | |\n|---|---|---|---|---|');
-console.log(`| plain (esbuild) | ${base.toFixed(1)} | 1.00x | | |`);
-console.log(row('instrumented, no profiler', 'idle', '<=1.10'));
-console.log(row('instrumented, no profiler, after a profiling session', 'after', '<=1.10'));
-console.log(row('instrumented, profiling (log sampler, 1 ms)', 'log', '<=1.50'));
-console.log(row('instrumented, profiling (shared-stack sampler, 1 ms)', 'shared', '<=1.50'));
-console.log(`\nsamples taken: log ${samples.log}, shared ${samples.shared}`);
+console.log(`\nsamples taken (this tree, log + shared): ${samples}`);
 
 // Attribution: heavy does twice the work of light (the same loop, twice as many iterations, by
 // count rather than by clock; each iteration costs the same, checked: CPU time ratio 2.00).
+const { instrument } = await import('../glue/instrument/transform.js');
+const { createInstrumentSource } = await import('../glue/instrument/source.js');
+const { createProfilerClass } = await import('../glue/profiler.js');
+const { loadCore } = await import('../glue/loader.js');
+const core = loadCore();
 const workSrc = `
 export function unit(n) { let s = 0; for (let i = 0; i < n; i++) s = (s * 31 + i) % 1000003; return s; }
 export function light(n) { return unit(n); }
@@ -137,8 +203,9 @@ console.log(
 console.log(
   '| sampler | heavy samples | light samples | ratio | target | |\n|---|---|---|---|---|---|',
 );
-for (const k of ['log', 'shared']) {
-  const p = new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 });
+for (const mode of ['log', 'shared']) {
+  const Profiler = createProfilerClass(core, { source: createInstrumentSource({ mode }) });
+  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
   work.run(quick ? 100 : 300, 200000);
   const tr = await p.stop();
   const n = { heavy: 0, light: 0 };
@@ -150,7 +217,7 @@ for (const k of ['log', 'shared']) {
   }
   const ratio = n.heavy / n.light;
   console.log(
-    `| ${k} | ${n.heavy} | ${n.light} | ${ratio.toFixed(2)} | 1.5–2.5 | ${ratio >= 1.5 && ratio <= 2.5 ? 'ok' : 'MISSED'} |`,
+    `| ${mode} | ${n.heavy} | ${n.light} | ${ratio.toFixed(2)} | 1.5–2.5 | ${ratio >= 1.5 && ratio <= 2.5 ? 'ok' : 'MISSED'} |`,
   );
 }
 // What one clock read costs in each engine (the log sampler's main cost before it stamped only
@@ -189,19 +256,33 @@ function clockCosts() {
 }
 const clockRows = { node: clockCosts() };
 
-// The same marked bundles in browsers (--engines=chromium,firefox,webkit; default chromium),
-// Chromium without the js-profiling policy and none of them isolated: the case the log sampler
-// is for. Wall time, medians, interleaved.
-if (browser) {
-  const { readFileSync } = await import('node:fs');
+// The same bundles in browsers (--engines=chromium,firefox,webkit; default chromium), Chromium
+// without the js-profiling policy and none of them isolated: the case the log sampler is for.
+// Wall time; one page per revision, the rounds alternating between them.
+if (!process.argv.includes('--no-browser')) {
   const { launchEngine, serve } = await import('../test/browser/harness.js');
-  const arg = process.argv.find((a) => a.startsWith('--engines='));
-  const engines = arg ? arg.slice(10).split(',') : ['chromium'];
-  const page = `<!doctype html><script type=module>
-import { getProfiler } from '/glue/profiler.js';
-import * as plain from '/b/plain.mjs';
-import * as inst from '/b/instrumented.mjs';
-import * as fresh from '/b/instrumented.mjs?never-profiled';
+  const engines = arg('engines') ? arg('engines').split(',') : ['chromium'];
+  const routes = {};
+  const js = (body) => ({ body, type: 'text/javascript' });
+  const addTree = (from, prefix) => {
+    for (const name of readdirSync(from)) {
+      const p = join(from, name);
+      if (statSync(p).isDirectory()) addTree(p, `${prefix}/${name}`);
+      else if (name.endsWith('.js')) routes[`${prefix}/${name}`] = js(readFileSync(p));
+    }
+  };
+  revisions.forEach((rev, i) => {
+    const at = `/rev${i}`;
+    addTree(join(rev.root, 'glue'), `${at}/glue`);
+    addTree(join(rev.root, 'wasm'), `${at}/wasm`);
+    routes[`${at}/b/plain.mjs`] = js(readFileSync(join(rev.dir, 'plain.mjs')));
+    routes[`${at}/b/instrumented.mjs`] = js(readFileSync(join(rev.dir, 'instrumented.mjs')));
+    routes[`${at}/b/index.html`] = {
+      body: `<!doctype html><script type=module>
+import { getProfiler } from '${at}/glue/profiler.js';
+import * as plain from '${at}/b/plain.mjs';
+import * as inst from '${at}/b/instrumented.mjs';
+import * as fresh from '${at}/b/instrumented.mjs?never-profiled';
 const doc = ${JSON.stringify(doc)};
 const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
 window.round = async (k) => {
@@ -215,50 +296,40 @@ window.round = async (k) => {
 };
 window.clockCosts = ${clockCosts.toString()};
 window.ready = true;
-</script>`;
-  const srv = await serve({
-    routes: {
-      '/b/index.html': { body: page },
-      '/b/plain.mjs': { body: readFileSync(join(dir, 'plain.mjs')), type: 'text/javascript' },
-      '/b/instrumented.mjs': {
-        body: readFileSync(join(dir, 'instrumented.mjs')),
-        type: 'text/javascript',
-      },
-    },
+</script>`,
+    };
   });
+  const srv = await serve({ routes });
   try {
     for (const engine of engines) {
       const b = await launchEngine(engine);
       try {
-        const tab = await b.newPage();
-        await tab.goto(`${srv.url}/b/index.html`);
-        await tab.waitFor(() => window.ready === true);
-        clockRows[`${engine} ${b.version}`] = await tab.evaluate(() => window.clockCosts());
-        const bt = { plain: [], idle: [], after: [], log: [] };
+        const tabs = [];
+        for (let i = 0; i < revisions.length; i++) {
+          const tab = await b.newPage();
+          await tab.goto(`${srv.url}/rev${i}/b/index.html`);
+          await tab.waitFor(() => window.ready === true);
+          tabs.push(tab);
+        }
+        clockRows[`${engine} ${b.version}`] = await tabs[0].evaluate(() => window.clockCosts());
+        const kinds = ['plain', 'idle', 'log', 'after'];
+        const bt = revisions.map(() => Object.fromEntries(kinds.map((k) => [k, []])));
         for (let r = 0; r < ROUNDS + 3; r++) {
-          const kinds = ['plain', 'idle', 'log', 'after'];
           const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]);
           if (r % 2) order.reverse();
-          for (const k of order) {
-            const ms = await tab.evaluate((key) => window.round(key), k);
-            if (r >= 3) bt[k].push(ms); // three warm-up rounds
+          for (let j = 0; j < tabs.length; j++) {
+            const i = r % 2 ? tabs.length - 1 - j : j;
+            for (const k of order) {
+              const ms = await tabs[i].evaluate((key) => window.round(key), k);
+              if (r >= 3) bt[i][k].push(ms); // three warm-up rounds
+            }
           }
         }
-        const base = median(bt.plain);
-        const line = (name, k, target) => {
-          const ratio = pairedRatio(bt[k], bt.plain);
-          return `| ${name} | ${median(bt[k]).toFixed(1)} | ${ratio.toFixed(2)}x | ${target} | ${ratio <= parseFloat(target.slice(2)) ? 'ok' : 'MISSED'} |`;
-        };
-        console.log(
-          `\n### The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, median of ${ROUNDS}, ratio: median of the rounds' ratios (load average ${loadavg()[0].toFixed(1)})\n`,
+        table(
+          `The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, median of ${ROUNDS} rounds (load average ${loadavg()[0].toFixed(1)})`,
+          revisions.map((rev, i) => [rev.name, bt[i]]),
+          ROWS.slice(0, 3),
         );
-        console.log('| build | ms | vs plain | target | |\n|---|---|---|---|---|');
-        console.log(`| plain (esbuild) | ${base.toFixed(1)} | 1.00x | | |`);
-        console.log(line('instrumented, no profiler', 'idle', '<=1.10'));
-        console.log(
-          line('instrumented, no profiler, after a profiling session', 'after', '<=1.10'),
-        );
-        console.log(line('instrumented, profiling (log sampler, 1 ms)', 'log', '<=1.50'));
       } finally {
         await b.close();
       }

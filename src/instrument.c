@@ -5,8 +5,9 @@
  * Data structure:
  *   - frames: the realm's frame table, indexed by the probes' frame ids: name and URL as
  *     offsets into one byte arena, line, column.
- *   - log: one block of records {time, frame, depth} that the probes fill and the shim hands
- *     over with ps_instrument_consume (then writes from the start again).
+ *   - log: one block, stamps {index, time} then int32 records (a frame id for an enter, ~depth
+ *     for an exit), that the shim copies the probes' log into and hands over with
+ *     ps_instrument_consume.
  *   - stack: the instrumented stack rebuilt from the log (frame ids, outermost first); frames
  *     deeper than STACK_MAX are counted but not kept.
  *   - sessions: per profiler, its trace, interval, next tick, and a map from frame id to the
@@ -14,17 +15,20 @@
  *     the stack has not changed (`version`).
  *
  * Stamps: reading the clock costs more than the rest of a probe (50–250 ns in the four engines),
- *   so the logger (glue/instrument/source.js) stamps only some records; the others carry NaN and
- *   get times spread evenly between the stamps around them (a window). The logger decides which
- *   records need a stamp (the gaps of frames it has seen run long are measured exactly).
+ *   so the logger (glue/instrument/source.js) stamps only some records; the others get times
+ *   spread evenly between the stamps around them (a window: record i of the unstamped records
+ *   from..q-1 before the stamp q takes last + (t_q - last) * (i - from + 1) / (q - from + 1)).
+ *   The logger decides which records need a stamp (the gaps of frames it has seen run long are
+ *   measured exactly).
  *
- * Invariants: depth <= STACK_MAX for the kept part; a session's next tick only grows; every
- *   mapped trace frame id is < that trace's frame count; consumed times never decrease
- *   (`last_time`).
+ * Invariants: depth <= STACK_MAX for the kept part (entries may name unregistered frames: left
+ *   out of samples); a session's next tick only grows; every mapped trace frame id is < that
+ *   trace's frame count; consumed times never decrease (`last_time`).
  *
- * Costs: consuming a record is O(sessions) plus O(depth) per sample taken when the stack changed
- *   since that session's last sample (O(1) otherwise), plus O(window) once per unstamped window
- *   to find its closing stamp; registering a frame is O(bytes).
+ * Costs: consuming a record is O(1) (a multiply-add and a compare against the earliest pending
+ *   tick), plus, at a tick, O(sessions) and O(depth) per sample taken when the stack changed
+ *   since that session's last sample; stamps are walked once per hand-over; registering a frame
+ *   is O(bytes).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -54,14 +58,13 @@ static frame *frames;
 static uint32_t nframes, frames_cap;
 static uint8_t *arena;
 static uint32_t arena_len, arena_cap;
-static ps_instrument_record *log_buf;
-static uint32_t log_cap;
+static ps_instrument_stamp *log_stamps;
+static int32_t *log_records;
+static uint32_t log_cap, stamps_cap;
 static uint32_t stack[STACK_MAX];
 static uint32_t depth;        /* may exceed STACK_MAX */
 static uint32_t version = 1;  /* changes whenever the stack does */
 static double last_time = -INFINITY; /* the last stamp consumed (or a session's start) */
-static double win_base, win_step;    /* the unstamped window being consumed: its times */
-static uint32_t win_pos, win_left;   /* records of the window consumed / still to come */
 static session *sessions;
 static uint32_t nsessions;
 
@@ -100,17 +103,21 @@ PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_
     return (int32_t)nframes++;
 }
 
-PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity)
+PS_API ps_instrument_stamp *ps_instrument_log(uint32_t records, uint32_t stamps)
 {
-    if (capacity < 1) capacity = 1;
-    if (capacity > log_cap) {
-        if (capacity > UINT32_MAX / sizeof(ps_instrument_record)) return 0;
-        ps_instrument_record *p = realloc(log_buf, (size_t)capacity * sizeof *p);
+    if (records < 1) records = 1;
+    if (records > log_cap || stamps != stamps_cap) { /* the layout is the last call's */
+        uint32_t cap = records > log_cap ? records : log_cap;
+        size_t st = (size_t)stamps * sizeof(ps_instrument_stamp), rec = (size_t)cap * 4;
+        if (st / sizeof(ps_instrument_stamp) != stamps || st + rec < st) return 0;
+        void *p = realloc(log_stamps, st + rec);
         if (!p) return 0;
-        log_buf = p;
-        log_cap = capacity;
+        log_stamps = p;
+        log_records = (int32_t *)((uint8_t *)p + st);
+        log_cap = cap;
+        stamps_cap = stamps;
     }
-    return log_buf;
+    return log_stamps;
 }
 
 /* The trace's frame id of frame `f` in session `s`, interned on first use. */
@@ -141,12 +148,14 @@ static int32_t current_stack(session *s)
     uint32_t n = depth < STACK_MAX ? depth : STACK_MAX;
     uint32_t *ids = ps__result_reserve(n ? n : 1);
     if (!ids) return PS_E_NOMEM;
+    uint32_t m = 0;
     for (uint32_t k = 0; k < n; k++) {
+        if (stack[k] >= nframes) continue; /* an unregistered frame */
         int32_t id = trace_frame(s, stack[k]);
         if (id < 0) return id;
-        ids[k] = (uint32_t)id;
+        ids[m++] = (uint32_t)id;
     }
-    int32_t st = ps__trace_stack_of(s->trace, ids, n);
+    int32_t st = ps__trace_stack_of(s->trace, ids, m);
     if (st < -1) return st;
     s->version = version;
     s->stack_id = st;
@@ -193,55 +202,73 @@ PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double sta
     depth = d;
     version++;
     if (!(last_time >= start_ms)) last_time = start_ms;
-    win_left = 0;
     sessions[h] = (session){ trace, interval_ms, start_ms + interval_ms, INFINITY, 0, 0, 0, -1, 0 };
     return (int32_t)h + 1;
 }
 
-/* The time of unstamped record `i` (the log's first `count` records): spread evenly between the
- * stamps around its window; with no stamp after it in this block, the last stamp's time. */
-static double unstamped_time(uint32_t i, uint32_t count)
+/* The next usable stamp at or after stamps[*k] for records from `i` on (index an integer in
+ * [i, count), time finite), or 0. */
+static const ps_instrument_stamp *next_stamp(uint32_t *k, uint32_t nstamps, uint32_t i, uint32_t count)
 {
-    if (!win_left) {
-        uint32_t j = i;
-        while (j < count && (isnan(log_buf[j].time) || !isfinite(log_buf[j].time))) j++;
-        double end = j < count && log_buf[j].time > last_time ? log_buf[j].time : last_time;
-        win_base = last_time;
-        win_pos = 0;
-        win_left = j - i;
-        win_step = isfinite(last_time) ? (end - last_time) / (win_left + (j < count)) : 0;
+    for (; *k < nstamps; ++*k) {
+        const ps_instrument_stamp *p = &log_stamps[*k];
+        if (p->index >= i && p->index < count && p->index == floor(p->index) && isfinite(p->time)) return p;
     }
-    win_left--;
-    return win_base + win_step * ++win_pos;
+    return 0;
 }
 
-PS_API int32_t ps_instrument_consume(uint32_t count)
+/* The time step between the unstamped records from `from` on, up to the stamp `next`. */
+static double window_step(const ps_instrument_stamp *next, uint32_t from)
 {
-    if (count > log_cap) return PS_E_ARG;
-    win_left = 0;
+    if (!next || !isfinite(last_time)) return 0; /* at the last stamp's time (or no start yet) */
+    double end = next->time > last_time ? next->time : last_time;
+    return (end - last_time) / (next->index - from + 1);
+}
+
+/* The earliest tick a session may still take (INFINITY if none): records before it need no
+ * look at the sessions. */
+static double earliest_tick(void)
+{
+    double e = INFINITY;
+    for (uint32_t h = 0; h < nsessions; h++) {
+        const session *s = &sessions[h];
+        if (s->trace && !s->full && s->next <= s->last && s->next < e) e = s->next;
+    }
+    return e;
+}
+
+PS_API int32_t ps_instrument_consume(uint32_t count, uint32_t nstamps)
+{
+    if (count > log_cap || nstamps > stamps_cap) return PS_E_ARG;
+    uint32_t k = 0, from = 0; /* the next stamp; the first record after the last stamp */
+    const ps_instrument_stamp *next = next_stamp(&k, nstamps, 0, count);
+    double step = window_step(next, from), tick = earliest_tick();
     for (uint32_t i = 0; i < count; i++) {
-        const ps_instrument_record *r = &log_buf[i];
-        if (r->depth < 0 || r->frame >= (int32_t)nframes || r->frame < -1 || (!isnan(r->time) && !isfinite(r->time)))
-            continue;
         double t;
-        if (isnan(r->time)) {
-            t = unstamped_time(i, count);
-        } else {
-            t = r->time > last_time ? r->time : last_time;
+        if (next && next->index == i) {
+            t = next->time > last_time ? next->time : last_time;
             last_time = t;
-            win_left = 0;
-        }
-        for (uint32_t h = 0; h < nsessions; h++) {
-            if (!sessions[h].trace) continue;
-            int32_t st = ticks(&sessions[h], t, 0);
-            if (st < 0) return st;
-        }
-        uint32_t d = (uint32_t)r->depth;
-        if (r->frame >= 0) {
-            if (d < STACK_MAX) stack[d] = (uint32_t)r->frame;
-            depth = d + 1;
+            from = i + 1;
+            k++;
+            next = next_stamp(&k, nstamps, i + 1, count);
+            step = window_step(next, from);
         } else {
-            depth = d;
+            t = last_time + step * (i - from + 1);
+        }
+        if (tick < t) {
+            for (uint32_t h = 0; h < nsessions; h++) {
+                if (!sessions[h].trace) continue;
+                int32_t st = ticks(&sessions[h], t, 0);
+                if (st < 0) return st;
+            }
+            tick = earliest_tick();
+        }
+        int32_t v = log_records[i];
+        if (v >= 0) {
+            if (depth < STACK_MAX) stack[depth] = (uint32_t)v;
+            if (depth < UINT32_MAX) depth++;
+        } else {
+            depth = (uint32_t)~v;
         }
         version++;
     }

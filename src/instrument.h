@@ -15,32 +15,39 @@
 
 #include "perfshim.h"
 
-/* One log record, written by the probes: an enter is (frame id, depth before the push), an exit
- * (-1, depth restored). Only some records are stamped (see instrument.c, "Stamps"); the others
- * have time NaN. */
+/* The log, written by the probes' logger and handed over with ps_instrument_consume: records
+ * (one int32 each: a frame id >= 0 for an enter, which pushes the frame; ~depth < 0 for an exit,
+ * which cuts the stack to `depth` frames) and stamps, the times of some records (instrument.c,
+ * "Stamps"): {index of the record in this hand-over, time in ms on the host clock of
+ * performance.now()}, in increasing index order. The block is the stamps' array then the
+ * records' (so both are aligned). */
 typedef struct {
-    double time;      /* ms, the host clock of performance.now(); NaN = not stamped */
-    int32_t frame;    /* frame id, or -1 for an exit */
-    int32_t depth;
-} ps_instrument_record;
+    double index;
+    double time;
+} ps_instrument_stamp;
 
 /* Register frame `id` (which must be the next id): the exchange buffer holds the name's
  * `name_len` UTF-8 bytes then the URL's `url_len` bytes; line and column 1-based (0 = absent).
  * Returns the id or a negative status (PS_E_ARG when `id` is not the next one). */
 PS_API int32_t ps_instrument_frame(uint32_t id, uint32_t name_len, uint32_t url_len, uint32_t line, uint32_t column);
-/* The log: room for `capacity` records (at least 1). Returns its address or 0 (no memory). */
-PS_API ps_instrument_record *ps_instrument_log(uint32_t capacity);
+/* The log: room for at least `records` records (at least 1) after room for `stamps` stamps.
+ * Returns the address of the stamps (the records start `stamps` * 16 bytes later; a call with
+ * another `stamps` moves them) or 0 (no memory; the previous log stays). */
+PS_API ps_instrument_stamp *ps_instrument_log(uint32_t records, uint32_t stamps);
 /* Start a session feeding trace `trace` every `interval_ms` (> 0), first tick at start_ms +
  * interval_ms. The exchange buffer holds the current stack: `depth` u32 frame ids, outermost
  * first (it replaces the stack rebuilt from the log: the caller consumes the log first).
  * Returns the session handle or a negative status. */
 PS_API int32_t ps_instrument_start(int32_t trace, double interval_ms, double start_ms, uint32_t depth);
-/* Consume the first `count` log records, in order (an unstamped record gets a time spread evenly
- * between the stamps around it, see instrument.c): before each record, every session takes the
- * samples of its ticks earlier than the record's time (the stack active at the tick: its
- * instrumented frames, or no stack when none is active); then the stack changes. Records naming
- * an unregistered frame are skipped. Returns PS_OK or a negative status. */
-PS_API int32_t ps_instrument_consume(uint32_t count);
+/* Consume the log's first `count` records and first `nstamps` stamps, in order (an unstamped
+ * record gets a time spread evenly between the stamps around it, see instrument.c): before each
+ * record, every session takes the samples of its ticks earlier than the record's time (the stack
+ * active at the tick: its instrumented frames, or no stack when none is active); then the stack
+ * changes. A stamp whose index is not an integer above the previous stamp's and below `count`,
+ * or whose time is not finite, is ignored; a frame id that is not registered is entered but left
+ * out of the samples' stacks. Returns PS_OK or a negative status (PS_E_ARG: counts above the
+ * log's capacity). */
+PS_API int32_t ps_instrument_consume(uint32_t count, uint32_t nstamps);
 /* Take the session's samples for its ticks up to `until_ms` (inclusive) with the current stack.
  * Returns 1 if the trace's buffer is full, 0 if not, or a negative status. */
 PS_API int32_t ps_instrument_advance(int32_t session, double until_ms);

@@ -18,6 +18,16 @@ static int32_t reg(uint32_t id, const char *name, const char *url, uint32_t line
     return ps_instrument_frame(id, n, u, line, 1);
 }
 
+/* Hand over a log: n records (frame id, or ~depth for an exit) and ns stamps {index, time}. */
+static int32_t consume(const int32_t *rec, uint32_t n, const double *stamps, uint32_t ns)
+{
+    ps_instrument_stamp *st = ps_instrument_log(n, ns);
+    if (!st) return PS_E_NOMEM;
+    memcpy(st, stamps, ns * sizeof *st);
+    memcpy((uint8_t *)st + 16 * (size_t)ns, rec, 4 * (size_t)n);
+    return ps_instrument_consume(n, ns);
+}
+
 static uint32_t samples(int32_t t)
 {
     ps_trace_info(t);
@@ -49,13 +59,8 @@ TEST(ticks_take_the_stack_active_at_their_time)
     int32_t t = ps_trace_new(100);
     int32_t s = ps_instrument_start(t, 10, 0, 0);
     CHECK(s >= 1);
-    ps_instrument_record *log = ps_instrument_log(8);
     /* main enters at 5, work at 12 (until 35), main exits at 41. */
-    log[0] = (ps_instrument_record){ 5, 0, 0 };
-    log[1] = (ps_instrument_record){ 12, 1, 1 };
-    log[2] = (ps_instrument_record){ 35, -1, 1 };
-    log[3] = (ps_instrument_record){ 41, -1, 0 };
-    CHECK_EQ_INT(ps_instrument_consume(4), PS_OK);
+    CHECK_EQ_INT(consume((int32_t[]){ 0, 1, ~1, ~0 }, 4, (double[]){ 0, 5, 1, 12, 2, 35, 3, 41 }, 4), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(s, 60), 0);
     /* ticks at 10, 20, 30, 40, 50, 60 */
     CHECK_EQ_INT(samples(t), 6);
@@ -88,8 +93,7 @@ TEST(the_buffer_limit_holds_and_sessions_are_independent)
     int32_t c = ps_trace_new(100);
     int32_t sc = ps_instrument_start(c, 10, 0, 0);
     CHECK_EQ_INT(ps_instrument_until(sc, 25), PS_OK);
-    ps_instrument_log(1)[0] = (ps_instrument_record){ 70, 0, 0 };
-    CHECK_EQ_INT(ps_instrument_consume(1), PS_OK);
+    CHECK_EQ_INT(consume((int32_t[]){ 0 }, 1, (double[]){ 0, 70 }, 1), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(sc, 100), 0);
     CHECK_EQ_INT(samples(c), 2);
     ps_instrument_stop(sc);
@@ -103,7 +107,8 @@ TEST(the_buffer_limit_holds_and_sessions_are_independent)
     memcpy(ps_exchange_reserve(4), &(uint32_t){ 99 }, 4);
     CHECK_EQ_INT(ps_instrument_sample(sb, 102, 1), PS_E_ARG);
     CHECK_EQ_INT(ps_instrument_start(b, 0, 0, 0), PS_E_ARG);
-    CHECK_EQ_INT(ps_instrument_consume(1u << 30), PS_E_ARG);
+    CHECK_EQ_INT(ps_instrument_consume(1u << 30, 0), PS_E_ARG);
+    CHECK_EQ_INT(ps_instrument_consume(0, 1u << 30), PS_E_ARG);
     ps_instrument_stop(sa);
     ps_instrument_stop(sb);
     ps_trace_free(a);
@@ -116,17 +121,10 @@ TEST(unstamped_records_are_spread_between_the_stamps_around_them)
     int32_t t = ps_trace_new(100);
     int32_t s = ps_instrument_start(t, 1, 1000, 0);
     CHECK(s >= 1);
-    ps_instrument_record *log = ps_instrument_log(8);
     /* main enters at 1000 (stamped); work enters and exits unstamped; main exits at 1030: the
-     * two unstamped records take 1010 and 1020, so work is on top for the ticks 1010..1019. */
-    log[0] = (ps_instrument_record){ 1000, 0, 0 };
-    log[1] = (ps_instrument_record){ NAN, 1, 1 };
-    log[2] = (ps_instrument_record){ NAN, -1, 1 };
-    log[3] = (ps_instrument_record){ 1030, -1, 0 };
-    /* then an unstamped run with no stamp after it in this block: at the last stamp's time */
-    log[4] = (ps_instrument_record){ NAN, 0, 0 };
-    log[5] = (ps_instrument_record){ NAN, 1, 1 };
-    CHECK_EQ_INT(ps_instrument_consume(6), PS_OK);
+     * two unstamped records take 1010 and 1020, so work is on top for the ticks 1010..1019.
+     * Then an unstamped run with no stamp after it in this block: at the last stamp's time. */
+    CHECK_EQ_INT(consume((int32_t[]){ 0, 1, ~1, ~0, 0, 1 }, 6, (double[]){ 0, 1000, 3, 1030 }, 2), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(s, 1032), 0);
     CHECK_EQ_INT(samples(t), 32); /* ticks 1001..1032 */
     char buf[256];
@@ -141,10 +139,31 @@ TEST(unstamped_records_are_spread_between_the_stamps_around_them)
     /* the trailing run took 1030, before the tick at 1030: work<main from then on */
     for (uint32_t i = 29; i < 32; i++) CHECK(strcmp(stack_of(t, i, buf), "work<main") == 0);
     /* a stamp earlier than the last one counts as the last one's time (times never go back) */
-    log[0] = (ps_instrument_record){ 900, -1, 1 };
-    CHECK_EQ_INT(ps_instrument_consume(1), PS_OK);
+    CHECK_EQ_INT(consume((int32_t[]){ ~1 }, 1, (double[]){ 0, 900 }, 1), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(s, 1033), 0);
     CHECK(strcmp(stack_of(t, 32, buf), "main") == 0);
+    ps_instrument_stop(s);
+    ps_trace_free(t);
+}
+
+TEST(bad_stamps_are_ignored_and_unregistered_frames_left_out)
+{
+    /* frames 0 (main) and 1 (work) from the first test; 77 is not registered */
+    int32_t t = ps_trace_new(100);
+    int32_t s = ps_instrument_start(t, 1, 2000, 0);
+    CHECK(s >= 1);
+    /* main, 77, work enter; the stamps: 2000 at 0, then a fractional index, an index past the
+     * records, a NaN time, one going back: all ignored, so the last record (work's enter, index
+     * 2) takes 2000 too, and from the next hand-over's stamp on the stack is main<77<work
+     * without 77. */
+    CHECK_EQ_INT(consume((int32_t[]){ 0, 77, 1 }, 3,
+                         (double[]){ 0, 2000, 1.5, 2001, 7, 2002, 2, NAN, 0, 2003 }, 5), PS_OK);
+    CHECK_EQ_INT(consume((int32_t[]){ ~0 }, 1, (double[]){ 0, 2010 }, 1), PS_OK);
+    CHECK_EQ_INT(samples(t), 9); /* ticks 2001..2009 */
+    char buf[256];
+    for (uint32_t i = 0; i < 9; i++) CHECK(strcmp(stack_of(t, i, buf), "work<main") == 0);
+    CHECK_EQ_INT(ps_instrument_advance(s, 2011), 0);
+    CHECK(strcmp(stack_of(t, 10, buf), "") == 0);
     ps_instrument_stop(s);
     ps_trace_free(t);
 }
@@ -154,5 +173,6 @@ int main(void)
     RUN(ticks_take_the_stack_active_at_their_time);
     RUN(the_buffer_limit_holds_and_sessions_are_independent);
     RUN(unstamped_records_are_spread_between_the_stamps_around_them);
+    RUN(bad_stamps_are_ignored_and_unregistered_frames_left_out);
     return CHECK_DONE();
 }

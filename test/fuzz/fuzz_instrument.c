@@ -1,5 +1,5 @@
-/* Fuzz the instrumentation source's core (src/instrument.c): arbitrary log records (any frame id,
- * depth or time, NaN and infinities included), sessions started, bounded, advanced and stopped
+/* Fuzz the instrumentation source's core (src/instrument.c): arbitrary log records (any frame id
+ * or depth) and stamps (any index or time, NaN and infinities included), sessions started, bounded, advanced and stopped
  * in any order, shared-stack snapshots with any frame ids; then check every trace's samples are
  * in time order, within its buffer limit, and name only existing stacks. */
 #include <math.h>
@@ -50,15 +50,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (sessions[k] < 0) { ps_trace_free(traces[k]); sessions[k] = 0; }
             }
             break;
-        case 1: { /* a log of c records */
-            uint32_t n = 1 + c % 16;
-            ps_instrument_record *log = ps_instrument_log(n);
-            if (!log) abort();
-            for (uint32_t r = 0; r < n; r++) {
-                now += times[(a + r) % 8] == times[(a + r) % 8] && isfinite(times[(a + r) % 8]) ? fabs(times[(a + r) % 8]) : 0;
-                log[r] = (ps_instrument_record){ (b & 1) ? times[(b + r) % 8] : now, (int32_t)((a + r) % 12) - 2, (int32_t)((c + r) % 10) - 1 };
+        case 1: { /* a log of c records (frame ids 8..11 unregistered), stamps in any order */
+            uint32_t n = 1 + c % 16, ns = (a + c) % (n + 2);
+            ps_instrument_stamp *st = ps_instrument_log(n, ns);
+            if (!st) abort();
+            int32_t *rec = (int32_t *)(st + ns);
+            for (uint32_t r = 0; r < n; r++)
+                rec[r] = ((b + r) & 2) ? ~(int32_t)((c + r) % 10) : (int32_t)((a + r) % 12);
+            for (uint32_t j = 0; j < ns; j++) {
+                double dt = times[(a + j) % 8];
+                now += dt == dt && isfinite(dt) ? fabs(dt) : 0;
+                double index = (double)((b + 3 * j) % (n + 2)) - ((c & 4) && j % 3 == 1 ? 0.5 : 0);
+                st[j] = (ps_instrument_stamp){ (c & 1) ? index : j, (b & 1) ? times[(b + j) % 8] : now };
             }
-            if (ps_instrument_consume(n) != PS_OK) abort();
+            if (ps_instrument_consume(n, ns) != PS_OK) abort();
             break;
         }
         case 2:

@@ -5,8 +5,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { instrument } from '../../glue/instrument/transform.js';
+import { PROBES_KEY } from '../../glue/instrument/probes.js';
 
-const P = (ctx) => vm.runInContext("globalThis[Symbol.for('perfshim.probes')]", ctx);
+const P = (ctx) => vm.runInContext(`globalThis[Symbol.for(${JSON.stringify(PROBES_KEY)})]`, ctx);
 
 test('two classic scripts in one realm: one probe object, their own frames', () => {
   const ctx = vm.createContext({});

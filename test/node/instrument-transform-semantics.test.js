@@ -16,7 +16,7 @@ const out = instrument(source, { file: 'instrument-kinds.mjs' });
 function stackNames() {
   const P = getProbes();
   const names = [];
-  for (let i = 0; i < P.S[0]; i++) names.push(P.frames[P.S[i + 1]][0]);
+  for (let i = 0; i < P.S[0]; i++) names.push(P.frames[P.S[i + 2]][0]);
   return names;
 }
 

@@ -9,6 +9,7 @@ import { loadCore } from '../../glue/loader.js';
 import { createProfilerClass } from '../../glue/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
+import { getProbes } from '../../glue/instrument/probes.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
 import { createExporters } from '../../glue/export.js';
 
@@ -56,6 +57,30 @@ for (const mode of ['log', 'shared']) {
       assert.equal(names[0], 'alternate');
       if (names.length > 2) assert.match(names.slice(1).join('>'), /^(heavy|light)>spin$/);
     }
+  });
+
+  test(`${mode}: a stack deeper than the probes' array samples its outer frames and unwinds`, async () => {
+    const P = getProbes();
+    const kept = P.S.length - 2; // frames the array holds
+    const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
+    work.deep(kept + 500, 30);
+    const t = await p.stop();
+    assertTraceInvariants(t);
+    assert.equal(P.S[0], 0, 'every frame exited');
+    assert.equal(P.S[1], 0, 'the logging switch is off after stop()');
+    let deepest = 0;
+    for (const s of t.samples) {
+      const names = [];
+      for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
+        names.push(t.frames[t.stacks[id].frameId].name);
+      deepest = Math.max(deepest, names.length);
+      assert.ok(
+        names.every((n) => n === 'deep' || n === 'spin'),
+        names.slice(0, 3).join('<'),
+      );
+    }
+    // the log replays every record (up to the core's 4,096 frames); the shared stack holds `kept`
+    assert.ok(deepest >= kept, `deepest sample: ${deepest} frames`);
   });
 
   // The 1.5–2.5 ratio target is measured by bench/instrument.mjs: on a loaded machine a
