@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import vm from 'node:vm';
 import * as timeline from '../../dist/timeline.mjs';
 
@@ -39,6 +40,21 @@ test('the CommonJS build is the same realm, and the full entry loaded later shar
   assert.equal(full.performance.getEntriesByName('tl-start').length, 1);
   full.performance.clearMarks();
   assert.equal(timeline.performance.getEntriesByType('mark').length, 0);
+});
+
+test('the CommonJS build, required first in a process of its own, exports what the ESM build does', () => {
+  const script = `const t = require(${JSON.stringify(dist('timeline.cjs').pathname)});
+    const m = t.performance.mark('a', { startTime: 2 });
+    console.log(JSON.stringify({ keys: Object.keys(t), esModule: t.__esModule,
+      isDefault: t.default === t.performance, mark: m instanceof t.PerformanceMark,
+      measured: t.performance.measure('m', 'a').startTime, installed: typeof t.install }));`;
+  const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+  assert.deepEqual(out.keys.sort(), Object.keys(timeline).sort());
+  assert.equal(out.esModule, true);
+  assert.equal(out.isDefault, true);
+  assert.equal(out.mark, true);
+  assert.equal(out.measured, 2);
+  assert.equal(out.installed, 'function');
 });
 
 test('the classic script installs synchronously on a bare global', () => {
