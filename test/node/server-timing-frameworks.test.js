@@ -55,6 +55,17 @@ function call(port, path, body) {
 
 const metricNames = (header) => header.split(', ').map((m) => m.split(';')[0]);
 
+// The failing routes' handlers, the same in Express and Fastify (both pass the request first and
+// turn a throw or a rejection into their error path).
+const throwing = (req) => {
+  performance.measure(`work-${req.params.id}`, { start: performance.now(), duration: 1 });
+  throw new Error('boom');
+};
+const rejecting = async (req) => {
+  await work(req.params.id);
+  throw new Error('boom');
+};
+
 /** The frameworks, each as start() -> { port, close() } with the same three routes:
  *  GET /work/:id (measures, then the id as the body), GET /throw/:id (a measure, then a
  *  synchronous throw), GET /reject/:id (a measure after an await, then a rejection). */
@@ -66,14 +77,8 @@ const frameworks = {
       await work(req.params.id);
       res.send(req.params.id);
     });
-    app.get('/throw/:id', (req) => {
-      performance.measure(`work-${req.params.id}`, { start: performance.now(), duration: 1 });
-      throw new Error('boom');
-    });
-    app.get('/reject/:id', async (req) => {
-      await work(req.params.id);
-      throw new Error('boom');
-    });
+    app.get('/throw/:id', throwing);
+    app.get('/reject/:id', rejecting);
     app.use((err, req, res, next) => res.status(500).send('failed'));
     return listen(app);
   },
@@ -110,14 +115,8 @@ const frameworks = {
       await work(req.params.id);
       return req.params.id;
     });
-    app.get('/throw/:id', (req) => {
-      performance.measure(`work-${req.params.id}`, { start: performance.now(), duration: 1 });
-      throw new Error('boom');
-    });
-    app.get('/reject/:id', async (req) => {
-      await work(req.params.id);
-      throw new Error('boom');
-    });
+    app.get('/throw/:id', throwing);
+    app.get('/reject/:id', rejecting);
     app.post('/echo/:id', async (req) => {
       performance.measure(`work-${req.params.id}`, { start: performance.now(), duration: 1 });
       return req.body;
