@@ -21,11 +21,6 @@ export function defaultSources() {
   return [nodeSource, chromiumSource, instrumentSource].filter(Boolean);
 }
 
-/** The best sample source of this runtime (the first of defaultSources()). */
-export function defaultSource() {
-  return defaultSources()[0] || null;
-}
-
 const INSTRUMENT_HELP =
   'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +
   "the bundler plugin from 'perfshim/instrument') so that the instrumentation source can sample them.";
@@ -155,17 +150,15 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
 
     set onsamplebufferfull(v) {
       if (!Profiler.#is(this)) throw illegal();
-      // EventHandler is [LegacyTreatNonObjectAsNull]: non-objects are null.
-      const handler = isObject(v) ? v : null;
-      this.#handler = handler;
-      if (handler === null) {
-        if (this.#handlerListener)
-          removeListener.call(this, 'samplebufferfull', this.#handlerListener);
+      // EventHandler is [LegacyTreatNonObjectAsNull]: non-objects are null. Its listener is
+      // added when it becomes non-null and removed when it becomes null.
+      this.#handler = isObject(v) ? v : null;
+      if (!this.#handler) {
+        removeListener.call(this, 'samplebufferfull', this.#handlerListener);
         this.#handlerListener = null;
       } else if (!this.#handlerListener) {
         this.#handlerListener = (event) => {
-          const fn = this.#handler;
-          if (typeof fn === 'function') fn.call(this, event);
+          if (typeof this.#handler === 'function') this.#handler.call(this, event);
         };
         addListener.call(this, 'samplebufferfull', this.#handlerListener);
       }

@@ -13,7 +13,7 @@ import { writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { install, performance } from '../index.js';
-import { createProfilerClass, defaultSource } from '../profiler.js';
+import { createProfilerClass, defaultSources } from '../profiler.js';
 
 const dir = process.env.PERFSHIM_PROFILE_DIR;
 // The process the CLI started is the root; Node processes it forks (child_process.fork passes
@@ -67,7 +67,7 @@ async function start() {
   await import('node:inspector');
   await null;
 
-  const base = defaultSource();
+  const base = defaultSources()[0];
   let session = null; // { codec, h, sampler } of the running profile
   let full = null; // the trace kept when the buffer filled up
   const source = {
