@@ -147,31 +147,27 @@ const stamp = (d) =>
 export function topFunctions(threads) {
   const rows = new Map();
   let all = 0;
-  for (const t of threads) {
-    const { trace, interval } = t;
+  let w, seen; // the sample's weight, the rows it has counted
+  const visit = (key, name, where) => {
+    let r = rows.get(key);
+    if (!r) rows.set(key, (r = { name, where, self: 0, total: 0 }));
+    if (!seen.size) r.self += w; // the leaf
+    if (!seen.has(key)) {
+      r.total += w;
+      seen.add(key);
+    }
+  };
+  for (const { trace, interval } of threads) {
     if (!trace) continue;
     const { samples, stacks, frames, resources } = trace;
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i];
-      const w = i + 1 < samples.length ? samples[i + 1].timestamp - s.timestamp : interval;
+      w = i + 1 < samples.length ? samples[i + 1].timestamp - s.timestamp : interval;
       all += w;
-      const seen = new Set();
-      let leaf = true;
-      const names =
-        s.stackId === undefined ? [s.marker === 'gc' ? '(garbage collector)' : '(program)'] : null;
-      const visit = (key, fn, where) => {
-        let r = rows.get(key);
-        if (!r) rows.set(key, (r = { name: fn, where, self: 0, total: 0 }));
-        if (leaf) r.self += w;
-        if (!seen.has(key)) {
-          r.total += w;
-          seen.add(key);
-        }
-        leaf = false;
-      };
-      if (names) {
-        visit(names[0], names[0], '');
-        continue;
+      seen = new Set();
+      if (s.stackId === undefined) {
+        const name = s.marker === 'gc' ? '(garbage collector)' : '(program)';
+        visit(name, name, '');
       }
       for (let id = s.stackId; id !== undefined; id = stacks[id].parentId) {
         const f = frames[stacks[id].frameId];
@@ -199,16 +195,10 @@ export function formatTable({ total, rows }, n) {
       pct(r.total),
       r.where ? `${r.name}  ${r.where}` : r.name,
     ]);
+  // Four right-aligned number columns, then the function.
   const widths = [0, 1, 2, 3].map((c) => Math.max(...lines.map((l) => l[c].length)));
-  return lines
-    .map(
-      (l) =>
-        `${l
-          .slice(0, 4)
-          .map((c, k) => c.padStart(widths[k]))
-          .join('  ')}  ${l[4]}`,
-    )
-    .join('\n');
+  const pad = (l) => l.slice(0, 4).map((c, k) => c.padStart(widths[k]));
+  return lines.map((l) => [...pad(l), l[4]].join('  ')).join('\n');
 }
 
 /** Shift a thread's trace and entries onto the main thread's time origin (for one trace file). */
@@ -351,12 +341,6 @@ export async function run(argv, io = {}) {
   const t0 = Date.now();
   let lastPlain = 0;
   let progressShown = false;
-  const clearLine = () => {
-    if (progressShown) {
-      stderr.write('\r\x1b[K');
-      progressShown = false;
-    }
-  };
   // The preload's lines: {ready} once, then the progress every 250 ms.
   createInterface({ input: child.stdio[3] }).on('line', (text) => {
     let last;
@@ -412,7 +396,7 @@ export async function run(argv, io = {}) {
     process.off('SIGINT', onSigint);
     if (timer) clearTimeout(timer);
   });
-  clearLine();
+  if (progressShown) stderr.write('\r\x1b[K'); // the progress line
   const exitCode = code !== null ? code : signalCode(signal);
 
   const threads = [];
