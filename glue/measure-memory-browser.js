@@ -72,19 +72,15 @@ const SCOPES = [
 const globalScopeName = () =>
   SCOPES.find((n) => typeof g[n] === 'function' && g instanceof g[n]) || null;
 
-function sameOriginWithTop() {
+/** Memory measurement allowed predicate (§ Top-level algorithms): a shared or service worker,
+ *  or a Window whose origin is the top-level origin. */
+function measurementAllowed(scope) {
+  if (scope === 'SharedWorkerGlobalScope' || scope === 'ServiceWorkerGlobalScope') return true;
   try {
-    return g.top === g || g.top.location.origin === g.location.origin;
+    return scope === 'Window' && (g.top === g || g.top.location.origin === g.location.origin);
   } catch {
     return false; // reading a cross-origin top's location throws
   }
-}
-
-/** Memory measurement allowed predicate (§ Top-level algorithms). */
-function measurementAllowed(scope = globalScopeName()) {
-  if (scope === 'SharedWorkerGlobalScope' || scope === 'ServiceWorkerGlobalScope') return true;
-  if (scope === 'Window') return sameOriginWithTop();
-  return false;
 }
 
 /** A native MemoryMeasurement as an intermediate measurement with host-resolved tokens. */
