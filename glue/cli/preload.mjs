@@ -110,13 +110,7 @@ async function start() {
       } catch {
         /* not JSON */
       }
-      entries.push({
-        entryType: e.entryType,
-        name: e.name,
-        startTime: e.startTime,
-        duration: e.duration,
-        detail,
-      });
+      entries.push({ ...e.toJSON(), detail }); // detail as JSON holds it
     }
     const out = {
       ...who,

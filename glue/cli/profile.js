@@ -244,10 +244,7 @@ export function writeProfiles(threads, out, formats) {
   const paths = [];
   const write = (name, data) => {
     const p = join(out, name);
-    writeFileSync(
-      p,
-      typeof data === 'string' || data instanceof Uint8Array ? data : JSON.stringify(data),
-    );
+    writeFileSync(p, data instanceof Uint8Array ? data : JSON.stringify(data)); // pprof's bytes
     paths.push(p);
   };
   const profiled = threads.filter((t) => t.trace);

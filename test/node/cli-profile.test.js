@@ -128,6 +128,8 @@ test('an ES module with a worker: every format written, both threads, marks and 
   const names = userTimingNames(trace);
   for (const n of ['app:start', 'app:busy', 'worker:start', 'worker:busy'])
     assert.ok(names.includes(n), `${n} in trace.json`);
+  const start = trace.traceEvents.find((e) => e.name === 'app:start');
+  assert.equal(start.args.data.detail, '{"n":1}', "a mark's detail");
   const tids = new Set(
     trace.traceEvents.filter((e) => e.name === 'ProfileChunk').map((e) => e.tid),
   );
