@@ -24,12 +24,8 @@ const syncBuiltins =
 let inspectorModule;
 if (isNode && !syncBuiltins) {
   import('node:inspector').then(
-    (m) => {
-      inspectorModule = m.default || m;
-    },
-    () => {
-      inspectorModule = null;
-    },
+    (m) => (inspectorModule = m.default || m),
+    () => (inspectorModule = null),
   );
 }
 /** node:inspector, synchronously (ESM on Node >= 20.16 / 22.3, or CommonJS); null without it. */
