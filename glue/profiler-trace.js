@@ -284,8 +284,8 @@ export function createTraceCodec(core) {
      */
     read(h) {
       const { frames: nf, stacks: ns, samples: nsm } = this.info(h);
-      const resources = strings(h, 0);
-      const names = strings(h, 1);
+      const resources = strings(h, abi.PS_STRINGS_RESOURCES);
+      const names = strings(h, abi.PS_STRINGS_NAMES);
       // Columns through the whole-memory views (nothing below allocates in the core).
       const [u32, i32, f64, u8] = [core.u32(), core.i32(), core.f64(), core.u8()];
       const col = (c, shift = 2) => core.x.ps_trace_column(h, c) >>> shift;

@@ -810,8 +810,8 @@ PS_API const void *ps_trace_column(int32_t h, uint32_t col)
 PS_API int32_t ps_trace_strings(int32_t h, uint32_t kind)
 {
     trace *t = get(h);
-    if (!t || kind > 1) return PS_E_ARG;
-    const ps_pool *p = kind ? &t->names : &t->resources;
+    if (!t || kind > PS_STRINGS_NAMES) return PS_E_ARG;
+    const ps_pool *p = kind != PS_STRINGS_RESOURCES ? &t->names : &t->resources;
     size_t total = 0;
     for (uint32_t i = 0; i < p->ids; i++) total += p->len[i];
     if (total > UINT32_MAX - 1) return PS_E_NOMEM;

@@ -23,7 +23,7 @@ enum { PS_MARKER_NONE = 0, PS_MARKER_SCRIPT = 1, PS_MARKER_GC = 2, PS_MARKER_STY
 
 /* Columns readable with ps_trace_column (element type in brackets, one element per id). */
 enum {
-    PS_COL_FRAME_NAME = 0,      /* [u32] name string id (ps_trace_strings kind 1) */
+    PS_COL_FRAME_NAME = 0,      /* [u32] name string id (ps_trace_strings PS_STRINGS_NAMES) */
     PS_COL_FRAME_RESOURCE = 1,  /* [i32] resource id or -1 */
     PS_COL_FRAME_LINE = 2,      /* [u32] 1-based line or 0 */
     PS_COL_FRAME_COLUMN = 3,    /* [u32] 1-based column or 0 */
@@ -124,7 +124,9 @@ PS_API int32_t ps_trace_info(int32_t trace);
 /* Pointer to column `col` (PS_COL_*) of a trace, or 0 for a bad handle/column (or an empty
  * column). Borrowed. */
 PS_API const void *ps_trace_column(int32_t trace, uint32_t col);
-/* The strings of kind 0 (resources) or 1 (frame names), concatenated (WTF-8) as the blob
+/* The string pools ps_trace_strings reads. */
+enum { PS_STRINGS_RESOURCES = 0, PS_STRINGS_NAMES = 1 };
+/* The strings of a pool (PS_STRINGS_*), concatenated (WTF-8) as the blob
  * (borrowed from the trace until it changes or is freed), each string's byte length in the
  * result buffer. Returns the count or a negative status. */
 PS_API int32_t ps_trace_strings(int32_t trace, uint32_t kind);

@@ -41,7 +41,7 @@ static int invariants(int32_t t)
     const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
     const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
     const uint8_t *mk = ps_trace_column(t, PS_COL_SAMPLE_MARKER);
-    int32_t nnames = ps_trace_strings(t, 1);
+    int32_t nnames = ps_trace_strings(t, PS_STRINGS_NAMES);
     for (uint32_t i = 0; i < nf; i++) {
         ok &= fname[i] < (uint32_t)nnames;
         ok &= fres[i] >= -1 && (fres[i] < 0 || (uint32_t)fres[i] < nr);
@@ -60,7 +60,7 @@ static int invariants(int32_t t)
         if (i) ok &= ts[i - 1] <= ts[i];
     }
     /* resources unique */
-    int32_t n = ps_trace_strings(t, 0);
+    int32_t n = ps_trace_strings(t, PS_STRINGS_RESOURCES);
     ok &= n == (int32_t)nr;
     const uint8_t *blob = ps_blob_ptr();
     uint32_t *lens = malloc((n + 1) * sizeof *lens), *offs = malloc((n + 1) * sizeof *offs);
@@ -527,18 +527,18 @@ TEST(strings_come_out_as_a_borrowed_blob_with_lengths)
 {
     int32_t t = ps_trace_new(1);
     frame(t, "plain", -1, 0, 0);
-    CHECK_EQ_INT(ps_trace_strings(t, 1), 1);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_NAMES), 1);
     CHECK_EQ_INT(ps_blob_len(), 5);
     frame(t, "caf\xc3\xa9", -1, 0, 0);
     frame(t, "a\xed\xa0\x80" "b", -1, 0, 0);   /* WTF-8: a lone surrogate, kept as is */
-    CHECK_EQ_INT(ps_trace_strings(t, 1), 3);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_NAMES), 3);
     CHECK_EQ_INT(ps_blob_len(), 15);
     CHECK_EQ_INT(ps_result_ptr()[1], 5);
     CHECK_EQ_INT(ps_result_ptr()[2], 5);
     CHECK(memcmp(ps_blob_ptr(), "plaincaf\xc3\xa9" "a\xed\xa0\x80" "b", 15) == 0);
-    CHECK_EQ_INT(ps_trace_strings(t, 0), 0);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_RESOURCES), 0);
     CHECK_EQ_INT(ps_trace_strings(t, 2), PS_E_ARG);
-    CHECK_EQ_INT(ps_trace_strings(t, 1), 3);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_NAMES), 3);
     ps_trace_free(t);
     CHECK(ps_blob_ptr() == 0);   /* the borrowed blob went with its trace */
 }
