@@ -13,6 +13,7 @@
 // The spec's "memory measurement allowed predicate" comes first: a Window whose origin is not
 // the top-level origin, or a dedicated worker, gets a SecurityError.
 import { domException, failed } from './errors.js';
+import { isWindow } from './host.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 const g = globalThis;
@@ -62,22 +63,17 @@ const ENABLE =
   "'Cross-Origin-Embedder-Policy: require-corp' (crossOriginIsolated), in a browser that " +
   'implements measureUserAgentSpecificMemory (Chromium 89 or later)';
 
-/** The identifier of this global's interface, for the spec's predicate and the attribution. */
-const SCOPES = [
-  'Window',
-  'DedicatedWorkerGlobalScope',
-  'SharedWorkerGlobalScope',
-  'ServiceWorkerGlobalScope',
-];
-const globalScopeName = () =>
-  SCOPES.find((n) => typeof g[n] === 'function' && g instanceof g[n]) || null;
+/** Whether this global is a shared or a service worker's (a Window is host.js's isWindow). */
+const isSharedOrServiceWorker = ['SharedWorkerGlobalScope', 'ServiceWorkerGlobalScope'].some(
+  (n) => typeof g[n] === 'function' && g instanceof g[n],
+);
 
 /** Memory measurement allowed predicate (§ Top-level algorithms): a shared or service worker,
  *  or a Window whose origin is the top-level origin. */
-function measurementAllowed(scope) {
-  if (scope === 'SharedWorkerGlobalScope' || scope === 'ServiceWorkerGlobalScope') return true;
+function measurementAllowed() {
+  if (isSharedOrServiceWorker) return true;
   try {
-    return scope === 'Window' && (g.top === g || g.top.location.origin === g.location.origin);
+    return isWindow && (g.top === g || g.top.location.origin === g.location.origin);
   } catch {
     return false; // reading a cross-origin top's location throws
   }
@@ -139,21 +135,18 @@ function fallbackWindow(core) {
 /** The intermediate measurement for this browser context, or a rejection with the reason. */
 export async function measureBrowser(core) {
   const ctx = failed(OP, 'Performance');
-  const scope = globalScopeName();
-  if (!measurementAllowed(scope)) {
+  if (!measurementAllowed()) {
     throw domException(
       'SecurityError',
       `${ctx}: ${
-        scope === 'Window'
+        isWindow
           ? 'memory can only be measured by a document of the top-level origin'
           : 'memory can only be measured in a Window, a SharedWorker or a ServiceWorker'
       }.`,
     );
   }
-  if (nativeMeasure && g.crossOriginIsolated === true) {
-    return fromNative(await callNative());
-  }
-  if (scope === 'Window' && memoryGetter) return fallbackWindow(core);
+  if (nativeMeasure && g.crossOriginIsolated === true) return fromNative(await callNative());
+  if (isWindow && memoryGetter) return fallbackWindow(core);
   throw domException(
     'NotSupportedError',
     `${ctx}: no honest memory measurement is available in ` +
