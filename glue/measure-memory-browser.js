@@ -116,17 +116,10 @@ export function fromNative(result) {
 }
 
 function fallbackWindow(core) {
-  const info = memoryGetter.call(g.performance);
-  const realms = [
-    {
-      url: String(g.location.href),
-      scope: 'Window',
-      token: { container: null, crossOriginAggregated: false },
-    },
-  ];
-  const entries = [
-    { bytes: info.usedJSHeapSize, realms: [0], types: ['JavaScript', 'performance.memory'] },
-  ];
+  const heap = memoryGetter.call(g.performance).usedJSHeapSize;
+  const token = { container: null, crossOriginAggregated: false };
+  const realms = [{ url: String(g.location.href), scope: 'Window', token }];
+  const entries = [{ bytes: heap, realms: [0], types: ['JavaScript', 'performance.memory'] }];
   if (core && core.memory)
     entries.push({ bytes: core.memory.buffer.byteLength, realms: [0], types: ['WebAssembly'] });
   return { realms, entries };
