@@ -318,6 +318,7 @@ int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, co
     return frame_from_bytes(t, name, name_len, res, line, col);
 }
 
+/* §get a stack ID, iteratively from the outermost frame: one (parent, frame) lookup per frame. */
 int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth)
 {
     trace *t = get(h);
@@ -372,32 +373,6 @@ PS_API int32_t ps_trace_sample(int32_t h, double ts, int32_t stack, uint32_t mar
     if (stack < -1 || (stack >= 0 && (uint32_t)stack >= t->nstacks) || marker >= PS_MARKER_COUNT ||
         !isfinite(ts))
         return PS_E_ARG;
-    return append_sample(t, ts, stack, marker);
-}
-
-/* §get a stack ID, iteratively from the outermost frame: one (parent, frame) lookup per frame. */
-PS_API int32_t ps_trace_sample_frames(int32_t h, double ts, uint32_t depth, uint32_t marker)
-{
-    trace *t = get(h);
-    if (!t) return PS_E_ARG;
-    if (marker >= PS_MARKER_COUNT || !isfinite(ts)) return PS_E_ARG;
-    if (t->nsamples >= t->max_samples) {
-        t->full = 1;
-        return PS_E_LIMIT;
-    }
-    const uint8_t *b = ps__exchange_bytes();
-    for (uint32_t k = 0; k < depth; k++) {
-        uint32_t f;
-        memcpy(&f, b + 4 * (size_t)k, 4);
-        if (f >= t->nframes) return PS_E_ARG;
-    }
-    int32_t stack = -1;
-    for (uint32_t k = 0; k < depth; k++) {
-        uint32_t f;
-        memcpy(&f, b + 4 * (size_t)k, 4);
-        stack = stack_id(t, stack, f);
-        if (stack < 0) return stack;
-    }
     return append_sample(t, ts, stack, marker);
 }
 
@@ -837,8 +812,8 @@ PS_API int32_t ps_trace_strings(int32_t h, uint32_t kind)
 const uint8_t *ps__trace_string(int32_t h, uint32_t kind, uint32_t id, uint32_t *len)
 {
     trace *t = get(h);
-    if (!t || kind > 1) return 0;
-    const ps_pool *p = kind ? &t->names : &t->resources;
+    if (!t || kind > PS_STRINGS_NAMES) return 0;
+    const ps_pool *p = kind != PS_STRINGS_RESOURCES ? &t->names : &t->resources;
     if (id >= p->ids) return 0;
     *len = p->len[id];
     return (const uint8_t *)p->str[id];
@@ -847,6 +822,6 @@ const uint8_t *ps__trace_string(int32_t h, uint32_t kind, uint32_t id, uint32_t 
 uint32_t ps__trace_string_count(int32_t h, uint32_t kind)
 {
     trace *t = get(h);
-    if (!t || kind > 1) return 0;
-    return kind ? t->names.ids : t->resources.ids;
+    if (!t || kind > PS_STRINGS_NAMES) return 0;
+    return kind != PS_STRINGS_RESOURCES ? t->names.ids : t->resources.ids;
 }

@@ -53,9 +53,6 @@ PS_API int32_t ps_trace_stack(int32_t trace, int32_t parent, uint32_t frame);
 /* Append a sample (stack id or -1, PS_MARKER_*). Returns the sample index, PS_E_LIMIT when the
  * trace already holds max_samples samples (the trace is then marked full), or PS_E_ARG. */
 PS_API int32_t ps_trace_sample(int32_t trace, double timestamp, int32_t stack, uint32_t marker);
-/* Append a sample whose stack is `depth` frame ids (u32, outermost first) at the exchange
- * buffer: O(depth) hash lookups. Returns the sample index, PS_E_LIMIT or PS_E_ARG. */
-PS_API int32_t ps_trace_sample_frames(int32_t trace, double timestamp, uint32_t depth, uint32_t marker);
 
 /* ---------------------------------------------------------------------------------------------
  * Import: one path for every trace from outside (trace.c's header). Input is f64 records in the

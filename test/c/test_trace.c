@@ -4,6 +4,7 @@
 #include "check.h"
 #include "internal.h"
 #include "trace.h"
+#include "trace_internal.h"
 
 static uint32_t put(const char *s)
 {
@@ -155,13 +156,15 @@ TEST(samples_keep_time_order_and_stop_at_the_limit)
     ps_trace_free(z);
 }
 
+/* A sample whose stack is `depth` frame ids, outermost first, as the instrumentation source
+ * (instrument.c) takes one: the stack's id from the trie, then the sample. */
 static int32_t sample_path(int32_t t, double ts, const uint32_t *frames, uint32_t depth)
 {
-    memcpy(ps_exchange_reserve(depth * 4 + 4), frames, depth * 4);
-    return ps_trace_sample_frames(t, ts, depth, PS_MARKER_NONE);
+    int32_t stack = ps__trace_stack_of(t, frames, depth);
+    return stack < -1 ? stack : ps_trace_sample(t, ts, stack, PS_MARKER_NONE);
 }
 
-TEST(sample_frames_walks_the_trie)
+TEST(stack_of_frames_walks_the_trie)
 {
     int32_t t = ps_trace_new(1000);
     for (int i = 0; i < 4; i++) frame(t, (const char[][2]){"a", "b", "c", "d"}[i], -1, 0, 0);
@@ -571,7 +574,7 @@ int main(void)
     RUN(handles_are_independent_and_reused);
     RUN(resources_frames_and_stacks_are_interned);
     RUN(samples_keep_time_order_and_stop_at_the_limit);
-    RUN(sample_frames_walks_the_trie);
+    RUN(stack_of_frames_walks_the_trie);
     RUN(v8_profile_is_converted);
     RUN(v8_samples_are_filtered_by_time_and_capped);
     RUN(malformed_v8_tables_are_refused);
