@@ -282,7 +282,7 @@ PS_API int32_t ps_trace_free(int32_t h)
     return PS_OK;
 }
 
-PS_API int32_t ps_trace_resource(int32_t h, uint32_t len)
+int32_t ps__trace_resource(int32_t h, uint32_t len)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
@@ -297,7 +297,7 @@ static int32_t frame_from_bytes(trace *t, const uint8_t *name, uint32_t name_len
     return frame_id(t, (uint32_t)n, res, line, col);
 }
 
-PS_API int32_t ps_trace_frame(int32_t h, uint32_t name_len, int32_t res, uint32_t line, uint32_t col)
+int32_t ps__trace_frame(int32_t h, uint32_t name_len, int32_t res, uint32_t line, uint32_t col)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
@@ -332,7 +332,7 @@ int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth)
     return stack;
 }
 
-PS_API int32_t ps_trace_stack(int32_t h, int32_t parent, uint32_t frame)
+int32_t ps__trace_stack(int32_t h, int32_t parent, uint32_t frame)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;

@@ -40,16 +40,6 @@ enum {
 PS_API int32_t ps_trace_new(uint32_t max_samples);
 /* Free a trace and everything in it. Returns PS_OK or PS_E_ARG for a bad handle. */
 PS_API int32_t ps_trace_free(int32_t trace);
-/* "Get an element ID" of the `len` UTF-8 bytes at the exchange buffer in resources.
- * Returns the resource id or a negative status. */
-PS_API int32_t ps_trace_resource(int32_t trace, uint32_t len);
-/* "Get an element ID" of the frame (name = `name_len` UTF-8 bytes at the exchange buffer,
- * resource id or -1, 1-based line and column or 0). Returns the frame id or a negative status
- * (PS_E_ARG for a resource id out of range). */
-PS_API int32_t ps_trace_frame(int32_t trace, uint32_t name_len, int32_t resource, uint32_t line, uint32_t column);
-/* "Get an element ID" of the stack (parent stack id or -1, frame id). Returns the stack id or a
- * negative status (PS_E_ARG when an id is out of range, so a parent always precedes its child). */
-PS_API int32_t ps_trace_stack(int32_t trace, int32_t parent, uint32_t frame);
 /* Append a sample (stack id or -1, PS_MARKER_*). Returns the sample index, PS_E_LIMIT when the
  * trace already holds max_samples samples (the trace is then marked full), or PS_E_ARG. */
 PS_API int32_t ps_trace_sample(int32_t trace, double timestamp, int32_t stack, uint32_t marker);

@@ -13,10 +13,10 @@ static uint32_t put(const char *s)
     return n;
 }
 
-static int32_t res(int32_t t, const char *url) { return ps_trace_resource(t, put(url)); }
+static int32_t res(int32_t t, const char *url) { return ps__trace_resource(t, put(url)); }
 static int32_t frame(int32_t t, const char *name, int32_t r, uint32_t line, uint32_t col)
 {
-    return ps_trace_frame(t, put(name), r, line, col);
+    return ps__trace_frame(t, put(name), r, line, col);
 }
 
 static double info(int32_t t, int i)
@@ -85,7 +85,7 @@ TEST(handles_are_independent_and_reused)
     CHECK_EQ_INT(ps_trace_free(a), PS_OK);
     CHECK_EQ_INT(ps_trace_free(a), PS_E_ARG);
     CHECK_EQ_INT(ps_trace_info(a), PS_E_ARG);
-    CHECK_EQ_INT(ps_trace_resource(0, 0), PS_E_ARG);
+    CHECK_EQ_INT(ps__trace_resource(0, 0), PS_E_ARG);
     CHECK_EQ_INT(ps_trace_sample(-3, 1, -1, 0), PS_E_ARG);
     CHECK(ps_trace_column(a, PS_COL_SAMPLE_TIME) == 0);
     int32_t c = ps_trace_new(5);
@@ -115,14 +115,14 @@ TEST(resources_frames_and_stacks_are_interned)
     CHECK_EQ_INT(frame(t, "", -1, 0, 0), 6);
     CHECK_EQ_INT(frame(t, "foo", 2, 1, 1), PS_E_ARG);   /* no resource 2 */
     CHECK_EQ_INT(frame(t, "foo", -2, 1, 1), PS_E_ARG);
-    int32_t s0 = ps_trace_stack(t, -1, 0), s1 = ps_trace_stack(t, s0, 1);
+    int32_t s0 = ps__trace_stack(t, -1, 0), s1 = ps__trace_stack(t, s0, 1);
     CHECK_EQ_INT(s0, 0);
     CHECK_EQ_INT(s1, 1);
-    CHECK_EQ_INT(ps_trace_stack(t, -1, 0), 0);
-    CHECK_EQ_INT(ps_trace_stack(t, 0, 1), 1);
-    CHECK_EQ_INT(ps_trace_stack(t, 1, 1), 2);           /* same frame, other parent */
-    CHECK_EQ_INT(ps_trace_stack(t, 3, 1), PS_E_ARG);    /* parent must exist already */
-    CHECK_EQ_INT(ps_trace_stack(t, -1, 7), PS_E_ARG);   /* no frame 7 */
+    CHECK_EQ_INT(ps__trace_stack(t, -1, 0), 0);
+    CHECK_EQ_INT(ps__trace_stack(t, 0, 1), 1);
+    CHECK_EQ_INT(ps__trace_stack(t, 1, 1), 2);           /* same frame, other parent */
+    CHECK_EQ_INT(ps__trace_stack(t, 3, 1), PS_E_ARG);    /* parent must exist already */
+    CHECK_EQ_INT(ps__trace_stack(t, -1, 7), PS_E_ARG);   /* no frame 7 */
     CHECK(invariants(t));
     ps_trace_free(t);
 }
@@ -131,7 +131,7 @@ TEST(samples_keep_time_order_and_stop_at_the_limit)
 {
     int32_t t = ps_trace_new(4);
     frame(t, "f", -1, 0, 0);
-    int32_t s = ps_trace_stack(t, -1, 0);
+    int32_t s = ps__trace_stack(t, -1, 0);
     CHECK_EQ_INT(ps_trace_sample(t, 10, s, PS_MARKER_SCRIPT), 0);
     CHECK_EQ_INT(ps_trace_sample(t, 30, -1, PS_MARKER_NONE), 1);
     CHECK_EQ_INT(ps_trace_sample(t, 20, s, PS_MARKER_GC), 1);   /* inserted before 30 */
@@ -555,7 +555,7 @@ TEST(many_traces_at_once)
         snprintf(u, sizeof u, "https://t/%d.js", i);
         res(h[i], u);
         frame(h[i], "f", 0, (uint32_t)i + 1, 1);
-        ps_trace_sample(h[i], i, ps_trace_stack(h[i], -1, 0), 0);
+        ps_trace_sample(h[i], i, ps__trace_stack(h[i], -1, 0), 0);
     }
     int ok = 1;
     for (int i = 0; i < 40; i++) {
