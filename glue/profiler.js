@@ -84,9 +84,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
         );
       // Step 2: the policy check; here, whether a source can profile this context at all. The
       // sources are tried best first; one that is not allowed here hands over to the next.
-      const sources = (Array.isArray(source) ? source : [source]).filter(
-        (s) => s && (!s.available || s.available()),
-      );
+      const sources = [source].flat().filter((s) => s && (!s.available || s.available()));
       if (!sources.length)
         throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);
       super();
