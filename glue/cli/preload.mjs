@@ -73,14 +73,13 @@ async function start() {
   const source = {
     ...base,
     start(codec, h, intervalMs, max, onFull) {
-      const s = { codec, h, sampler: null };
-      s.sampler = base.start(codec, h, intervalMs, max, () => {
+      const sampler = base.start(codec, h, intervalMs, max, () => {
         full = codec.read(h); // the first `max` samples; the Profiler drops the trace next
         session = null;
         onFull();
       });
-      session = s;
-      return s.sampler;
+      session = { codec, h, sampler };
+      return sampler;
     },
   };
   const Profiler = createProfilerClass(globalThis[Symbol.for('perfshim.realm')].core, { source });
