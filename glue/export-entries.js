@@ -3,9 +3,6 @@
 // performance.getEntries(); entries of other types are skipped. One reader, so both exporters
 // accept and refuse the same entries with the same messages.
 
-/** Whether `v` is a finite number. */
-export const finite = (v) => typeof v === 'number' && Number.isFinite(v);
-
 /** The marks and measures of `entries`, in order; undefined is none. What is not an entry is
  *  the exception fail(detail) makes, naming it. */
 export function marksAndMeasures(entries, fail) {
@@ -19,8 +16,8 @@ export function marksAndMeasures(entries, fail) {
     if (e === null || typeof e !== 'object')
       throw fail(`${at} must be a PerformanceEntry-like object`);
     if (e.entryType !== 'mark' && e.entryType !== 'measure') continue;
-    if (!finite(e.startTime)) throw fail(`${at}.startTime must be a finite number`);
-    if (e.entryType === 'measure' && !finite(e.duration))
+    if (!Number.isFinite(e.startTime)) throw fail(`${at}.startTime must be a finite number`);
+    if (e.entryType === 'measure' && !Number.isFinite(e.duration))
       throw fail(`${at}.duration must be a finite number`);
     list.push(e);
   }

@@ -14,7 +14,7 @@
 import { PS_E_PARSE as PARSE } from './abi.js';
 import { statusError } from './errors.js';
 import { createTraceCodec } from './profiler-trace.js';
-import { finite, marksAndMeasures } from './export-entries.js';
+import { marksAndMeasures } from './export-entries.js';
 
 const U32 = 0xffffffff;
 
@@ -131,9 +131,9 @@ export function createExporters(core) {
   function toFirefoxProfile(trace, options = {}) {
     const op = 'toFirefoxProfile';
     const { name = 'perfshim', timeOrigin = 0, interval = 0 } = options || {};
-    if (!finite(timeOrigin))
+    if (!Number.isFinite(timeOrigin))
       throw fail(op, 'options.timeOrigin must be a finite number (ms since the epoch)');
-    if (!finite(interval) || interval < 0)
+    if (!Number.isFinite(interval) || interval < 0)
       throw fail(op, 'options.interval must be a non-negative number of ms');
     return exportWith(op, trace, (h) =>
       core.x.ps_export_firefox(h, core.putString(String(name)), timeOrigin, interval),
@@ -156,7 +156,7 @@ export function createExporters(core) {
       }
     }
     const offsetMs = options && options.offsetMs !== undefined ? options.offsetMs : 0;
-    if (!finite(offsetMs)) throw fail(op, 'options.offsetMs must be a finite number');
+    if (!Number.isFinite(offsetMs)) throw fail(op, 'options.offsetMs must be a finite number');
     return scratch(p && Array.isArray(p.samples) ? p.samples.length : 0, (h) => {
       codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);
       return codec.read(h);

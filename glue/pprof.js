@@ -26,7 +26,7 @@ import {
   Label,
 } from 'pprof-format';
 import { toCpuProfile, performance } from './index.js';
-import { finite, marksAndMeasures } from './export-entries.js';
+import { marksAndMeasures } from './export-entries.js';
 
 /**
  * A ProfilerTrace as gzipped pprof bytes (Uint8Array). Options: `entries` (marks and measures,
@@ -36,9 +36,9 @@ import { finite, marksAndMeasures } from './export-entries.js';
 export function toPprof(trace, options = {}) {
   const { entries, timeOrigin = performance.timeOrigin, interval } = options || {};
   const fail = (detail) => new TypeError(`perfshim toPprof: ${detail}`);
-  if (!finite(timeOrigin))
+  if (!Number.isFinite(timeOrigin))
     throw fail('options.timeOrigin must be a finite number (ms since the epoch)');
-  if (interval !== undefined && (!finite(interval) || interval < 0))
+  if (interval !== undefined && (!Number.isFinite(interval) || interval < 0))
     throw fail('options.interval must be a non-negative number of ms');
   const list = marksAndMeasures(entries, fail);
   const marks = list.filter((e) => e.entryType === 'mark');

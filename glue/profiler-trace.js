@@ -136,7 +136,7 @@ export function createTraceCodec(core) {
         throw fail(`expected a .cpuprofile object, got ${describe(p)}`);
       if (!Array.isArray(p.nodes))
         throw fail(`profile.nodes must be an array, got ${describe(p.nodes)}`);
-      if (typeof p.startTime !== 'number' || !Number.isFinite(p.startTime))
+      if (!Number.isFinite(p.startTime))
         throw fail('profile.startTime must be a finite number (µs)');
       const samples = p.samples ?? [],
         deltas = p.timeDeltas ?? [];
