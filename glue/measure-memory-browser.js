@@ -48,10 +48,8 @@ function callNative() {
       if (settled) return;
       try {
         exposedGC();
-      } catch {
-        return;
-      }
-      setTimeout(tick, 50);
+        setTimeout(tick, 50);
+      } catch {} // a gc() that throws ends the collecting
     };
     setTimeout(tick, 0);
   }
