@@ -28,10 +28,8 @@ const nativeMeasure = (() => {
     return f[Symbol.for('perfshim.measureMemory.native')] || null;
   return typeof f === 'function' ? f : null;
 })();
-const memoryGetter = (() => {
-  const d = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory');
-  return d && typeof d.get === 'function' ? d.get : null;
-})();
+/** performance.memory's getter (an accessor's get is a function or undefined). */
+const memoryGetter = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory')?.get;
 
 // A gc() the page exposed (--js-flags=--expose-gc): Chromium's native call resolves after the
 // next full GC, which it otherwise schedules seconds later; collecting every 50 ms until the
