@@ -175,14 +175,10 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       }
       const until = nativeNow(); // samples taken after stop() is invoked are left out
       const { h, sampler } = this.#end();
-      return (async () => {
-        try {
-          await sampler.stop(until);
-          return codec.read(h);
-        } finally {
-          codec.free(h);
-        }
-      })();
+      // The sampler may stop synchronously, or throw: either way a promise of the trace.
+      return new Promise((stopped) => stopped(sampler.stop(until)))
+        .then(() => codec.read(h))
+        .finally(() => codec.free(h));
     }
   }
 
