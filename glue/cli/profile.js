@@ -65,13 +65,10 @@ const usage = (message) => {
 };
 
 function number(flag, v, { min, integer = false }) {
-  if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
+  if (v === undefined || v === '') usage(`${flag} needs a value`);
   const n = Number(v);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
-    throw new UsageError(
-      `${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${v}'`,
-    );
-  }
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min)
+    usage(`${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${v}'`);
   return n;
 }
 
@@ -81,10 +78,9 @@ function formatList(v) {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (!list.length) throw new UsageError('--format needs at least one format');
+  if (!list.length) usage('--format needs at least one format');
   for (const f of list)
-    if (!FORMATS.includes(f))
-      throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
+    if (!FORMATS.includes(f)) usage(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
   return [...new Set(list)];
 }
 
@@ -132,8 +128,7 @@ export function parseArgs(argv) {
     else usage(`${flag} needs a value`);
   }
   if (o.help) return o;
-  if (i >= argv.length)
-    throw new UsageError('no script given: perfshim profile [options] -- script.js [args...]');
+  if (i >= argv.length) usage('no script given: perfshim profile [options] -- script.js [args...]');
   o.script = argv[i];
   o.args = argv.slice(i + 1);
   return o;
