@@ -106,21 +106,12 @@ export function createTraceCodec(core) {
       core.x.ps_trace_free(h);
     },
 
-    /** {resources, frames, stacks, samples, full, maxSamples, bytes, last} of a trace (last:
-     *  the timestamp of its last sample, -Infinity when it has none). */
+    /** {frames, stacks, samples, full, last} of a trace (the out registers ps_trace_info
+     *  fills; last: the timestamp of its last sample, -Infinity when it has none). */
     info(h) {
       check(core.x.ps_trace_info(h));
       const o = core.out();
-      return {
-        resources: o[0],
-        frames: o[1],
-        stacks: o[2],
-        samples: o[3],
-        full: o[4] === 1,
-        maxSamples: o[5],
-        bytes: o[6],
-        last: o[7],
-      };
+      return { frames: o[1], stacks: o[2], samples: o[3], full: o[4] === 1, last: o[7] };
     },
 
     /**
