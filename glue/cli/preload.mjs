@@ -87,7 +87,7 @@ async function start() {
   const started = performance.now();
 
   let written = false;
-  process.on('exit', (code) => {
+  process.on('exit', () => {
     if (written) return;
     written = true;
     let trace = full,
@@ -113,12 +113,10 @@ async function start() {
     }
     const out = {
       ...who,
-      code,
       error,
       url: isMainThread ? process.argv[1] || '' : '',
       timeOrigin: performance.timeOrigin,
       interval: profiler.sampleInterval,
-      started,
       bufferFull: full !== null,
       maxSamples,
       trace,
