@@ -64,3 +64,5 @@ export const PS_BAD_NODE_TWO_PARENTS = 16;
 export const PS_BAD_NODE_CYCLE = 17;
 export const PS_BAD_SAMPLE_NODE = 18;
 export const PS_BAD_TIME_DELTA = 19;
+export const PS_STRINGS_RESOURCES = 0;
+export const PS_STRINGS_NAMES = 1;

@@ -14,6 +14,7 @@
 import { PS_E_PARSE as PARSE } from './abi.js';
 import { statusError } from './errors.js';
 import { createTraceCodec } from './profiler-trace.js';
+import { marksAndMeasures } from './export-entries.js';
 
 const U32 = 0xffffffff;
 
@@ -90,24 +91,15 @@ export function createExporters(core) {
    */
   function toTraceEvents(trace, options = {}) {
     const op = 'toTraceEvents';
-    const { entries = [], pid = 1, tid = 1, url = pageUrl() } = options || {};
+    const { entries, pid = 1, tid = 1, url = pageUrl() } = options || {};
     if (!isId(pid, U32) || !isId(tid, U32))
       throw fail(op, 'pid and tid must be non-negative integers');
     if (typeof url !== 'string' || !isUrl(url)) throw fail(op, 'options.url must be a URL');
-    if (entries === null || typeof entries[Symbol.iterator] !== 'function')
-      throw fail(op, 'options.entries must be iterable');
     // Convert the entries before the export, so a bad entry costs no document.
     const events = [];
     let measures = 0;
     const us = (ms) => Math.round(ms * 1000);
-    let i = 0;
-    for (const e of entries) {
-      const at = `options.entries[${i++}]`;
-      if (e === null || typeof e !== 'object')
-        throw fail(op, `${at} must be a PerformanceEntry-like object`);
-      if (e.entryType !== 'mark' && e.entryType !== 'measure') continue; // other types have no user-timing event
-      if (typeof e.startTime !== 'number' || !Number.isFinite(e.startTime))
-        throw fail(op, `${at}.startTime must be a finite number`);
+    for (const e of marksAndMeasures(entries, (detail) => fail(op, detail))) {
       const base = { name: String(e.name), cat: 'blink.user_timing', pid, tid };
       let detail; // left out when JSON cannot hold it
       try {
@@ -119,8 +111,6 @@ export function createExporters(core) {
         events.push({ ...base, ph: 'I', s: 't', ts: us(e.startTime), args: { data } });
       } else {
         const args = detail === undefined ? {} : { detail };
-        if (typeof e.duration !== 'number' || !Number.isFinite(e.duration))
-          throw fail(op, `${at}.duration must be a finite number`);
         const id = `0x${(++measures).toString(16)}`;
         events.push({ ...base, ph: 'b', id, ts: us(e.startTime), args });
         events.push({ ...base, ph: 'e', id, ts: us(e.startTime + e.duration), args: {} });
@@ -141,9 +131,9 @@ export function createExporters(core) {
   function toFirefoxProfile(trace, options = {}) {
     const op = 'toFirefoxProfile';
     const { name = 'perfshim', timeOrigin = 0, interval = 0 } = options || {};
-    if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin))
+    if (!Number.isFinite(timeOrigin))
       throw fail(op, 'options.timeOrigin must be a finite number (ms since the epoch)');
-    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0)
+    if (!Number.isFinite(interval) || interval < 0)
       throw fail(op, 'options.interval must be a non-negative number of ms');
     return exportWith(op, trace, (h) =>
       core.x.ps_export_firefox(h, core.putString(String(name)), timeOrigin, interval),
@@ -166,8 +156,7 @@ export function createExporters(core) {
       }
     }
     const offsetMs = options && options.offsetMs !== undefined ? options.offsetMs : 0;
-    if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs))
-      throw fail(op, 'options.offsetMs must be a finite number');
+    if (!Number.isFinite(offsetMs)) throw fail(op, 'options.offsetMs must be a finite number');
     return scratch(p && Array.isArray(p.samples) ? p.samples.length : 0, (h) => {
       codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);
       return codec.read(h);

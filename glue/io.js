@@ -86,7 +86,7 @@ function view(memory, Type) {
 /** The io layer over one instance's exports (see the file header). */
 export function createIo(x) {
   let out = new Float64Array(0);
-  const io = {
+  return {
     x,
     memory: x.memory,
 
@@ -106,7 +106,6 @@ export function createIo(x) {
       return x.ps_result_ptr() >>> 2;
     },
   };
-  return io;
 }
 
 /** Add the transfers to an io layer (once; returns it): the exchange buffer and the other

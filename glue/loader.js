@@ -5,12 +5,6 @@
 import { wasmBytes } from '../wasm/perfshim.wasm.js';
 import { createIo, withTransfers } from './io.js';
 
-/** A Node built-in module, reached synchronously from ESM and CommonJS alike; else null. */
-function nodeBuiltin(name) {
-  const proc = globalThis.process;
-  return proc && typeof proc.getBuiltinModule === 'function' ? proc.getBuiltinModule(name) : null;
-}
-
 /** The bytes of an embedded module (tools/embed-wasm.mjs's `wasmBytes`). */
 export function embeddedBytes(text) {
   const bytes = new Uint8Array(text.length);
@@ -19,11 +13,12 @@ export function embeddedBytes(text) {
 }
 
 /** A core's bytes: in Node, the file the environment variable `env` names (the suites run on
- *  the debug builds this way), else the embedded module's. */
+ *  the debug builds this way; node:fs is reached synchronously from ESM and CommonJS alike),
+ *  else the embedded module's. */
 export function coreBytes(env, text) {
   const proc = globalThis.process;
   const path = proc && proc.env && proc.env[env];
-  const fs = path ? nodeBuiltin('fs') : null;
+  const fs = path && typeof proc.getBuiltinModule === 'function' && proc.getBuiltinModule('fs');
   return fs ? new Uint8Array(fs.readFileSync(path)) : embeddedBytes(text);
 }
 

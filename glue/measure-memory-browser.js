@@ -13,6 +13,7 @@
 // The spec's "memory measurement allowed predicate" comes first: a Window whose origin is not
 // the top-level origin, or a dedicated worker, gets a SecurityError.
 import { domException, failed } from './errors.js';
+import { isWindow } from './host.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 const g = globalThis;
@@ -27,10 +28,8 @@ const nativeMeasure = (() => {
     return f[Symbol.for('perfshim.measureMemory.native')] || null;
   return typeof f === 'function' ? f : null;
 })();
-const memoryGetter = (() => {
-  const d = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory');
-  return d && typeof d.get === 'function' ? d.get : null;
-})();
+/** performance.memory's getter (an accessor's get is a function or undefined). */
+const memoryGetter = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory')?.get;
 
 // A gc() the page exposed (--js-flags=--expose-gc): Chromium's native call resolves after the
 // next full GC, which it otherwise schedules seconds later; collecting every 50 ms until the
@@ -47,10 +46,8 @@ function callNative() {
       if (settled) return;
       try {
         exposedGC();
-      } catch {
-        return;
-      }
-      setTimeout(tick, 50);
+        setTimeout(tick, 50);
+      } catch {} // a gc() that throws ends the collecting
     };
     setTimeout(tick, 0);
   }
@@ -62,29 +59,20 @@ const ENABLE =
   "'Cross-Origin-Embedder-Policy: require-corp' (crossOriginIsolated), in a browser that " +
   'implements measureUserAgentSpecificMemory (Chromium 89 or later)';
 
-/** The identifier of this global's interface, for the spec's predicate and the attribution. */
-const SCOPES = [
-  'Window',
-  'DedicatedWorkerGlobalScope',
-  'SharedWorkerGlobalScope',
-  'ServiceWorkerGlobalScope',
-];
-const globalScopeName = () =>
-  SCOPES.find((n) => typeof g[n] === 'function' && g instanceof g[n]) || null;
+/** Whether this global is a shared or a service worker's (a Window is host.js's isWindow). */
+const isSharedOrServiceWorker = ['SharedWorkerGlobalScope', 'ServiceWorkerGlobalScope'].some(
+  (n) => typeof g[n] === 'function' && g instanceof g[n],
+);
 
-function sameOriginWithTop() {
+/** Memory measurement allowed predicate (§ Top-level algorithms): a shared or service worker,
+ *  or a Window whose origin is the top-level origin. */
+function measurementAllowed() {
+  if (isSharedOrServiceWorker) return true;
   try {
-    return g.top === g || g.top.location.origin === g.location.origin;
+    return isWindow && (g.top === g || g.top.location.origin === g.location.origin);
   } catch {
     return false; // reading a cross-origin top's location throws
   }
-}
-
-/** Memory measurement allowed predicate (§ Top-level algorithms). */
-function measurementAllowed(scope = globalScopeName()) {
-  if (scope === 'SharedWorkerGlobalScope' || scope === 'ServiceWorkerGlobalScope') return true;
-  if (scope === 'Window') return sameOriginWithTop();
-  return false;
 }
 
 /** A native MemoryMeasurement as an intermediate measurement with host-resolved tokens. */
@@ -124,17 +112,10 @@ export function fromNative(result) {
 }
 
 function fallbackWindow(core) {
-  const info = memoryGetter.call(g.performance);
-  const realms = [
-    {
-      url: String(g.location.href),
-      scope: 'Window',
-      token: { container: null, crossOriginAggregated: false },
-    },
-  ];
-  const entries = [
-    { bytes: info.usedJSHeapSize, realms: [0], types: ['JavaScript', 'performance.memory'] },
-  ];
+  const heap = memoryGetter.call(g.performance).usedJSHeapSize;
+  const token = { container: null, crossOriginAggregated: false };
+  const realms = [{ url: String(g.location.href), scope: 'Window', token }];
+  const entries = [{ bytes: heap, realms: [0], types: ['JavaScript', 'performance.memory'] }];
   if (core && core.memory)
     entries.push({ bytes: core.memory.buffer.byteLength, realms: [0], types: ['WebAssembly'] });
   return { realms, entries };
@@ -143,21 +124,18 @@ function fallbackWindow(core) {
 /** The intermediate measurement for this browser context, or a rejection with the reason. */
 export async function measureBrowser(core) {
   const ctx = failed(OP, 'Performance');
-  const scope = globalScopeName();
-  if (!measurementAllowed(scope)) {
+  if (!measurementAllowed()) {
     throw domException(
       'SecurityError',
       `${ctx}: ${
-        scope === 'Window'
+        isWindow
           ? 'memory can only be measured by a document of the top-level origin'
           : 'memory can only be measured in a Window, a SharedWorker or a ServiceWorker'
       }.`,
     );
   }
-  if (nativeMeasure && g.crossOriginIsolated === true) {
-    return fromNative(await callNative());
-  }
-  if (scope === 'Window' && memoryGetter) return fallbackWindow(core);
+  if (nativeMeasure && g.crossOriginIsolated === true) return fromNative(await callNative());
+  if (isWindow && memoryGetter) return fallbackWindow(core);
   throw domException(
     'NotSupportedError',
     `${ctx}: no honest memory measurement is available in ` +

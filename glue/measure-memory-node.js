@@ -79,13 +79,12 @@ function workerPost(session, post, sessionId) {
     });
 }
 
-/** Entries of one realm from its probe and WebAssembly memory sizes. */
-function realmEntries(realm, p, wasm) {
+/** Entries of one realm from its probe and the bytes of the WebAssembly memory it holds. */
+function realmEntries(realm, p, wasmBytes = 0) {
   const entries = [];
   for (const [space, used] of p.spaces) {
     if (used > 0) entries.push({ bytes: used, realms: [realm], types: ['JavaScript', space] });
   }
-  const wasmBytes = wasm.reduce((a, b) => a + b, 0);
   const other = Math.max(0, p.external - p.arrayBuffers - wasmBytes);
   if (p.arrayBuffers > 0)
     entries.push({ bytes: p.arrayBuffers, realms: [realm], types: ['ArrayBuffer'] });
@@ -127,7 +126,7 @@ async function ownRealm(core, p) {
     url = pathToFileURL(url).href;
   }
   const scope = p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope';
-  const wasm = core && core.memory ? [core.memory.buffer.byteLength] : [];
+  const wasm = core && core.memory ? core.memory.buffer.byteLength : 0;
   return { realms: [{ url, scope }], entries: realmEntries(0, p, wasm) };
 }
 
@@ -193,7 +192,7 @@ export async function measureNode(
     const { realms, entries } = await ownRealm(core, self);
     for (const r of await Promise.all(workers)) {
       if (!r) continue;
-      entries.push(...realmEntries(realms.length, r.p, []));
+      entries.push(...realmEntries(realms.length, r.p));
       realms.push({ url: r.url || '', scope: 'DedicatedWorkerGlobalScope', parent: 0 });
     }
     return { realms, entries };

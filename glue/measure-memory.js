@@ -54,17 +54,15 @@ export function buildMeasurement(core, intermediate, seed = randomSeed()) {
 }
 
 /** The source for this host: Node's inspector-based source, or the browser's. */
-export function defaultSource() {
-  return isNode ? measureNode : measureBrowser;
-}
+const hostSource = isNode ? measureNode : measureBrowser;
 
 /**
  * Returns measureUserAgentSpecificMemory(). Options: `source(core)` returns (a promise of) an
- * intermediate measurement; `brand(thisValue)` returns false when `this` is not a Performance
- * object (the promise then rejects with TypeError "Illegal invocation", as WebIDL turns
- * exceptions of promise-returning operations into rejections).
+ * intermediate measurement (default: this host's); `brand(thisValue)` returns false when `this`
+ * is not a Performance object (the promise then rejects with TypeError "Illegal invocation", as
+ * WebIDL turns exceptions of promise-returning operations into rejections).
  */
-export function createMeasureMemory(core, { source = defaultSource(), brand } = {}) {
+export function createMeasureMemory(core, { source = hostSource, brand } = {}) {
   const measure = function measureUserAgentSpecificMemory() {
     return new Promise((resolve, reject) => {
       if (brand && !brand(this))

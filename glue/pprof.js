@@ -26,37 +26,7 @@ import {
   Label,
 } from 'pprof-format';
 import { toCpuProfile, performance } from './index.js';
-
-const finite = (v) => typeof v === 'number' && Number.isFinite(v);
-
-/** Marks and measures of `entries` (any PerformanceEntry-like objects; other types ignored). */
-function readEntries(entries) {
-  const marks = [];
-  const measures = [];
-  if (entries === undefined) return { marks, measures };
-  if (entries === null || typeof entries[Symbol.iterator] !== 'function')
-    throw new TypeError('perfshim toPprof: options.entries must be iterable');
-  let i = 0;
-  for (const e of entries) {
-    const at = `options.entries[${i++}]`;
-    if (e === null || typeof e !== 'object')
-      throw new TypeError(`perfshim toPprof: ${at} must be a PerformanceEntry-like object`);
-    if (e.entryType !== 'mark' && e.entryType !== 'measure') continue;
-    if (!finite(e.startTime))
-      throw new TypeError(`perfshim toPprof: ${at}.startTime must be a finite number`);
-    if (e.entryType === 'mark') {
-      marks.push({ name: String(e.name), startTime: e.startTime });
-      continue;
-    }
-    if (!finite(e.duration))
-      throw new TypeError(`perfshim toPprof: ${at}.duration must be a finite number`);
-    const a = e.startTime,
-      b = e.startTime + e.duration; // durations may be negative
-    measures.push({ name: String(e.name), start: Math.min(a, b), end: Math.max(a, b) });
-  }
-  measures.sort((x, y) => x.start - y.start);
-  return { marks, measures };
-}
+import { marksAndMeasures } from './export-entries.js';
 
 /**
  * A ProfilerTrace as gzipped pprof bytes (Uint8Array). Options: `entries` (marks and measures,
@@ -65,13 +35,22 @@ function readEntries(entries) {
  */
 export function toPprof(trace, options = {}) {
   const { entries, timeOrigin = performance.timeOrigin, interval } = options || {};
-  if (!finite(timeOrigin))
-    throw new TypeError(
-      'perfshim toPprof: options.timeOrigin must be a finite number (ms since the epoch)',
-    );
-  if (interval !== undefined && (!finite(interval) || interval < 0))
-    throw new TypeError('perfshim toPprof: options.interval must be a non-negative number of ms');
-  const { marks, measures } = readEntries(entries);
+  const fail = (detail) => new TypeError(`perfshim toPprof: ${detail}`);
+  if (!Number.isFinite(timeOrigin))
+    throw fail('options.timeOrigin must be a finite number (ms since the epoch)');
+  if (interval !== undefined && (!Number.isFinite(interval) || interval < 0))
+    throw fail('options.interval must be a non-negative number of ms');
+  const list = marksAndMeasures(entries, fail);
+  const marks = list.filter((e) => e.entryType === 'mark');
+  // Each measure as [start, end] (durations may be negative), by start.
+  const measures = list
+    .filter((e) => e.entryType === 'measure')
+    .map((e) => {
+      const a = e.startTime,
+        b = a + e.duration;
+      return { name: String(e.name), start: Math.min(a, b), end: Math.max(a, b) };
+    })
+    .sort((x, y) => x.start - y.start);
   const cp = toCpuProfile(trace); // checks the trace (TypeError naming what is wrong)
 
   const strings = new StringTable();
@@ -172,7 +151,7 @@ export function toPprof(trace, options = {}) {
     durationNanos: n ? Math.round((spanUs + periodUs) * 1000) : 0,
     periodType: new ValueType({ type: str('wall'), unit: str('nanoseconds') }),
     period: Math.round(periodUs * 1000),
-    comment: marks.map((m) => str(`mark ${m.name} at ${m.startTime.toFixed(3)} ms`)),
+    comment: marks.map((m) => str(`mark ${String(m.name)} at ${m.startTime.toFixed(3)} ms`)),
     defaultSampleType: str('wall'),
   });
   return new Uint8Array(gzipSync(profile.encode()));

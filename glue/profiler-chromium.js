@@ -18,15 +18,11 @@ export const NativeProfiler =
   typeof candidate === 'function' && !candidate[PERFSHIM_PROFILER] ? candidate : null;
 
 class NativeSampler extends ChunkedSampler {
-  constructor(codec, h, intervalMs, maxBufferSize, onFull) {
-    super(codec, h, intervalMs, maxBufferSize, onFull);
-    // Throws the native NotAllowedError without the document policy; the caller maps it.
-    this.begin();
-    this.intervalMs = this.chunk.sampleInterval;
-  }
-
   startChunk() {
+    // Throws the native NotAllowedError without the document policy; the caller maps it.
     const native = new NativeProfiler({ sampleInterval: this.intervalMs, maxBufferSize: this.max });
+    // The session's interval is the native one (read before the first look is scheduled).
+    this.intervalMs = native.sampleInterval;
     // Should a Chromium fire the native event, it means the same as our check.
     native.addEventListener('samplebufferfull', () => {
       if (native === this.chunk) this.check();
@@ -47,6 +43,6 @@ class NativeSampler extends ChunkedSampler {
   }
 }
 
-// The native profiler picks its own interval (Chromium: the next multiple of 10 ms); it is read
-// back from the native object once it exists.
+// The native profiler picks its own interval (Chromium: the next multiple of 10 ms); the sampler
+// reads it back from each native object.
 export const chromiumSource = NativeProfiler ? NativeSampler.source('chromium-native', null) : null;

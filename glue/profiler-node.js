@@ -24,12 +24,8 @@ const syncBuiltins =
 let inspectorModule;
 if (isNode && !syncBuiltins) {
   import('node:inspector').then(
-    (m) => {
-      inspectorModule = m.default || m;
-    },
-    () => {
-      inspectorModule = null;
-    },
+    (m) => (inspectorModule = m.default || m),
+    () => (inspectorModule = null),
   );
 }
 /** node:inspector, synchronously (ESM on Node >= 20.16 / 22.3, or CommonJS); null without it. */
@@ -104,12 +100,6 @@ function post(session, method, params) {
  * no hand-over happens at all. `intervalMs` must be one supportedIntervalMs returned.
  */
 class NodeSampler extends ChunkedSampler {
-  constructor(codec, h, intervalMs, maxBufferSize, onFull) {
-    super(codec, h, intervalMs, maxBufferSize, onFull);
-    this.intervalUs = Math.round(intervalMs * 1000);
-    this.begin();
-  }
-
   /** One V8 profile on its own session. */
   startChunk() {
     const inspector = inspectorApi();
@@ -126,7 +116,8 @@ class NodeSampler extends ChunkedSampler {
     session.connect();
     try {
       post(session, 'Profiler.enable');
-      post(session, 'Profiler.setSamplingInterval', { interval: this.intervalUs });
+      const interval = Math.round(this.intervalMs * 1000); // µs
+      post(session, 'Profiler.setSamplingInterval', { interval });
       const startNow = nativeNow();
       post(session, 'Profiler.start');
       return { session, startNow };

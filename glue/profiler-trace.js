@@ -106,21 +106,12 @@ export function createTraceCodec(core) {
       core.x.ps_trace_free(h);
     },
 
-    /** {resources, frames, stacks, samples, full, maxSamples, bytes, last} of a trace (last:
-     *  the timestamp of its last sample, -Infinity when it has none). */
+    /** {frames, stacks, samples, full, last} of a trace (the out registers ps_trace_info
+     *  fills; last: the timestamp of its last sample, -Infinity when it has none). */
     info(h) {
       check(core.x.ps_trace_info(h));
       const o = core.out();
-      return {
-        resources: o[0],
-        frames: o[1],
-        stacks: o[2],
-        samples: o[3],
-        full: o[4] === 1,
-        maxSamples: o[5],
-        bytes: o[6],
-        last: o[7],
-      };
+      return { frames: o[1], stacks: o[2], samples: o[3], full: o[4] === 1, last: o[7] };
     },
 
     /**
@@ -136,7 +127,7 @@ export function createTraceCodec(core) {
         throw fail(`expected a .cpuprofile object, got ${describe(p)}`);
       if (!Array.isArray(p.nodes))
         throw fail(`profile.nodes must be an array, got ${describe(p.nodes)}`);
-      if (typeof p.startTime !== 'number' || !Number.isFinite(p.startTime))
+      if (!Number.isFinite(p.startTime))
         throw fail('profile.startTime must be a finite number (µs)');
       const samples = p.samples ?? [],
         deltas = p.timeDeltas ?? [];
@@ -284,8 +275,8 @@ export function createTraceCodec(core) {
      */
     read(h) {
       const { frames: nf, stacks: ns, samples: nsm } = this.info(h);
-      const resources = strings(h, 0);
-      const names = strings(h, 1);
+      const resources = strings(h, abi.PS_STRINGS_RESOURCES);
+      const names = strings(h, abi.PS_STRINGS_NAMES);
       // Columns through the whole-memory views (nothing below allocates in the core).
       const [u32, i32, f64, u8] = [core.u32(), core.i32(), core.f64(), core.u8()];
       const col = (c, shift = 2) => core.x.ps_trace_column(h, c) >>> shift;

@@ -21,11 +21,6 @@ export function defaultSources() {
   return [nodeSource, chromiumSource, instrumentSource].filter(Boolean);
 }
 
-/** The best sample source of this runtime (the first of defaultSources()). */
-export function defaultSource() {
-  return defaultSources()[0] || null;
-}
-
 const INSTRUMENT_HELP =
   'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +
   "the bundler plugin from 'perfshim/instrument') so that the instrumentation source can sample them.";
@@ -89,9 +84,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
         );
       // Step 2: the policy check; here, whether a source can profile this context at all. The
       // sources are tried best first; one that is not allowed here hands over to the next.
-      const sources = (Array.isArray(source) ? source : [source]).filter(
-        (s) => s && (!s.available || s.available()),
-      );
+      const sources = [source].flat().filter((s) => s && (!s.available || s.available()));
       if (!sources.length)
         throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);
       super();
@@ -155,17 +148,15 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
 
     set onsamplebufferfull(v) {
       if (!Profiler.#is(this)) throw illegal();
-      // EventHandler is [LegacyTreatNonObjectAsNull]: non-objects are null.
-      const handler = isObject(v) ? v : null;
-      this.#handler = handler;
-      if (handler === null) {
-        if (this.#handlerListener)
-          removeListener.call(this, 'samplebufferfull', this.#handlerListener);
+      // EventHandler is [LegacyTreatNonObjectAsNull]: non-objects are null. Its listener is
+      // added when it becomes non-null and removed when it becomes null.
+      this.#handler = isObject(v) ? v : null;
+      if (!this.#handler) {
+        removeListener.call(this, 'samplebufferfull', this.#handlerListener);
         this.#handlerListener = null;
       } else if (!this.#handlerListener) {
         this.#handlerListener = (event) => {
-          const fn = this.#handler;
-          if (typeof fn === 'function') fn.call(this, event);
+          if (typeof this.#handler === 'function') this.#handler.call(this, event);
         };
         addListener.call(this, 'samplebufferfull', this.#handlerListener);
       }
@@ -184,14 +175,10 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       }
       const until = nativeNow(); // samples taken after stop() is invoked are left out
       const { h, sampler } = this.#end();
-      return (async () => {
-        try {
-          await sampler.stop(until);
-          return codec.read(h);
-        } finally {
-          codec.free(h);
-        }
-      })();
+      // The sampler may stop synchronously, or throw: either way a promise of the trace.
+      return new Promise((stopped) => stopped(sampler.stop(until)))
+        .then(() => codec.read(h))
+        .finally(() => codec.free(h));
     }
   }
 

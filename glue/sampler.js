@@ -5,7 +5,8 @@
 // timestamp), the old chunk's samples are folded into the session's trace in the core, and once
 // maxBufferSize samples are in, the session stops and calls onFull(). A subclass says how a
 // chunk starts (startChunk), stops (stopChunk: its result, or a promise of it), is folded
-// (importChunk) and is dropped unread (discardChunk), then calls begin().
+// (importChunk) and is dropped unread (discardChunk); the source's start() constructs it and
+// starts the first chunk.
 import { nativeNow } from './host.js';
 
 const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then === 'function';
@@ -13,7 +14,7 @@ const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then ==
 export class ChunkedSampler {
   /** The sample source (profiler.js) whose start() runs this subclass. */
   static source(name, supportedIntervalMs) {
-    return { name, supportedIntervalMs, start: (...args) => new this(...args) };
+    return { name, supportedIntervalMs, start: (...args) => new this(...args).begin() };
   }
 
   constructor(codec, h, intervalMs, maxBufferSize, onFull) {
@@ -32,10 +33,12 @@ export class ChunkedSampler {
     this.chained = false; // whether a fold went through `pending`
   }
 
+  /** Start the first chunk; returns this. */
   begin() {
     this.chunk = this.startChunk();
     this.chunks = 1;
     this.schedule();
+    return this;
   }
 
   schedule() {

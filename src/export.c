@@ -243,12 +243,12 @@ NOINLINE static void call_frame(writer *w, const view *v, int32_t frame, const c
 {
     raw(w, "\"callFrame\":{\"functionName\":");
     if (meta) cstr(w, meta);
-    else string_of(w, v, 1, (int32_t)v->fname[frame]);
+    else string_of(w, v, PS_STRINGS_NAMES, (int32_t)v->fname[frame]);
     int32_t res = meta ? -1 : v->fres[frame];
     raw(w, ",\"scriptId\":\"");
     num(w, res + 1);   /* "0" for no script, as V8 writes native frames */
     raw(w, "\",\"url\":");
-    string_of(w, v, 0, res);
+    string_of(w, v, PS_STRINGS_RESOURCES, res);
     raw(w, ",\"lineNumber\":");
     num(w, meta ? -1 : (long long)v->fline[frame] - 1);
     raw(w, ",\"columnNumber\":");
@@ -485,9 +485,10 @@ PS_API int32_t ps_export_trace_events(int32_t h, uint32_t pid, uint32_t tid, uin
 static void speedscope_name(writer *w, const view *v, uint32_t f)
 {
     uint32_t len = 0, flen = 0;
-    const uint8_t *name = ps__trace_string(v->h, 1, v->fname[f], &len);
+    const uint8_t *name = ps__trace_string(v->h, PS_STRINGS_NAMES, v->fname[f], &len);
     if (name && len) { str(w, name, len); return; }
-    const uint8_t *file = v->fres[f] >= 0 ? ps__trace_string(v->h, 0, (uint32_t)v->fres[f], &flen) : 0;
+    const uint8_t *file =
+        v->fres[f] >= 0 ? ps__trace_string(v->h, PS_STRINGS_RESOURCES, (uint32_t)v->fres[f], &flen) : 0;
     if (!file || !flen) { raw(w, "\"(anonymous)\""); return; }
     uint32_t base = flen;
     while (base && file[base - 1] != '/') base--;
@@ -649,7 +650,7 @@ PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, 
     if (!name) return PS_E_NOMEM;
     memcpy(name, ps__exchange_bytes(), name_len);
     if (view_of(h, &v) != PS_OK) { free(name); return PS_E_ARG; }
-    uint32_t nn = ps__trace_string_count(h, 1), gc = v.gc_hits ? 1 : 0;
+    uint32_t nn = ps__trace_string_count(h, PS_STRINGS_NAMES), gc = v.gc_hits ? 1 : 0;
     writer *w = &W;
     w->len = 0;
     long long first = v.nsm ? to_us(v.ts[0]) : 0, last = v.nsm ? to_us(v.ts[v.nsm - 1]) : 0;

@@ -282,7 +282,7 @@ PS_API int32_t ps_trace_free(int32_t h)
     return PS_OK;
 }
 
-PS_API int32_t ps_trace_resource(int32_t h, uint32_t len)
+int32_t ps__trace_resource(int32_t h, uint32_t len)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
@@ -297,7 +297,7 @@ static int32_t frame_from_bytes(trace *t, const uint8_t *name, uint32_t name_len
     return frame_id(t, (uint32_t)n, res, line, col);
 }
 
-PS_API int32_t ps_trace_frame(int32_t h, uint32_t name_len, int32_t res, uint32_t line, uint32_t col)
+int32_t ps__trace_frame(int32_t h, uint32_t name_len, int32_t res, uint32_t line, uint32_t col)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
@@ -318,6 +318,7 @@ int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, co
     return frame_from_bytes(t, name, name_len, res, line, col);
 }
 
+/* §get a stack ID, iteratively from the outermost frame: one (parent, frame) lookup per frame. */
 int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth)
 {
     trace *t = get(h);
@@ -331,7 +332,7 @@ int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth)
     return stack;
 }
 
-PS_API int32_t ps_trace_stack(int32_t h, int32_t parent, uint32_t frame)
+int32_t ps__trace_stack(int32_t h, int32_t parent, uint32_t frame)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
@@ -372,32 +373,6 @@ PS_API int32_t ps_trace_sample(int32_t h, double ts, int32_t stack, uint32_t mar
     if (stack < -1 || (stack >= 0 && (uint32_t)stack >= t->nstacks) || marker >= PS_MARKER_COUNT ||
         !isfinite(ts))
         return PS_E_ARG;
-    return append_sample(t, ts, stack, marker);
-}
-
-/* §get a stack ID, iteratively from the outermost frame: one (parent, frame) lookup per frame. */
-PS_API int32_t ps_trace_sample_frames(int32_t h, double ts, uint32_t depth, uint32_t marker)
-{
-    trace *t = get(h);
-    if (!t) return PS_E_ARG;
-    if (marker >= PS_MARKER_COUNT || !isfinite(ts)) return PS_E_ARG;
-    if (t->nsamples >= t->max_samples) {
-        t->full = 1;
-        return PS_E_LIMIT;
-    }
-    const uint8_t *b = ps__exchange_bytes();
-    for (uint32_t k = 0; k < depth; k++) {
-        uint32_t f;
-        memcpy(&f, b + 4 * (size_t)k, 4);
-        if (f >= t->nframes) return PS_E_ARG;
-    }
-    int32_t stack = -1;
-    for (uint32_t k = 0; k < depth; k++) {
-        uint32_t f;
-        memcpy(&f, b + 4 * (size_t)k, 4);
-        stack = stack_id(t, stack, f);
-        if (stack < 0) return stack;
-    }
     return append_sample(t, ts, stack, marker);
 }
 
@@ -810,8 +785,8 @@ PS_API const void *ps_trace_column(int32_t h, uint32_t col)
 PS_API int32_t ps_trace_strings(int32_t h, uint32_t kind)
 {
     trace *t = get(h);
-    if (!t || kind > 1) return PS_E_ARG;
-    const ps_pool *p = kind ? &t->names : &t->resources;
+    if (!t || kind > PS_STRINGS_NAMES) return PS_E_ARG;
+    const ps_pool *p = kind != PS_STRINGS_RESOURCES ? &t->names : &t->resources;
     size_t total = 0;
     for (uint32_t i = 0; i < p->ids; i++) total += p->len[i];
     if (total > UINT32_MAX - 1) return PS_E_NOMEM;
@@ -837,8 +812,8 @@ PS_API int32_t ps_trace_strings(int32_t h, uint32_t kind)
 const uint8_t *ps__trace_string(int32_t h, uint32_t kind, uint32_t id, uint32_t *len)
 {
     trace *t = get(h);
-    if (!t || kind > 1) return 0;
-    const ps_pool *p = kind ? &t->names : &t->resources;
+    if (!t || kind > PS_STRINGS_NAMES) return 0;
+    const ps_pool *p = kind != PS_STRINGS_RESOURCES ? &t->names : &t->resources;
     if (id >= p->ids) return 0;
     *len = p->len[id];
     return (const uint8_t *)p->str[id];
@@ -847,6 +822,6 @@ const uint8_t *ps__trace_string(int32_t h, uint32_t kind, uint32_t id, uint32_t 
 uint32_t ps__trace_string_count(int32_t h, uint32_t kind)
 {
     trace *t = get(h);
-    if (!t || kind > 1) return 0;
-    return kind ? t->names.ids : t->resources.ids;
+    if (!t || kind > PS_STRINGS_NAMES) return 0;
+    return kind != PS_STRINGS_RESOURCES ? t->names.ids : t->resources.ids;
 }

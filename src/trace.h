@@ -23,7 +23,7 @@ enum { PS_MARKER_NONE = 0, PS_MARKER_SCRIPT = 1, PS_MARKER_GC = 2, PS_MARKER_STY
 
 /* Columns readable with ps_trace_column (element type in brackets, one element per id). */
 enum {
-    PS_COL_FRAME_NAME = 0,      /* [u32] name string id (ps_trace_strings kind 1) */
+    PS_COL_FRAME_NAME = 0,      /* [u32] name string id (ps_trace_strings PS_STRINGS_NAMES) */
     PS_COL_FRAME_RESOURCE = 1,  /* [i32] resource id or -1 */
     PS_COL_FRAME_LINE = 2,      /* [u32] 1-based line or 0 */
     PS_COL_FRAME_COLUMN = 3,    /* [u32] 1-based column or 0 */
@@ -40,22 +40,9 @@ enum {
 PS_API int32_t ps_trace_new(uint32_t max_samples);
 /* Free a trace and everything in it. Returns PS_OK or PS_E_ARG for a bad handle. */
 PS_API int32_t ps_trace_free(int32_t trace);
-/* "Get an element ID" of the `len` UTF-8 bytes at the exchange buffer in resources.
- * Returns the resource id or a negative status. */
-PS_API int32_t ps_trace_resource(int32_t trace, uint32_t len);
-/* "Get an element ID" of the frame (name = `name_len` UTF-8 bytes at the exchange buffer,
- * resource id or -1, 1-based line and column or 0). Returns the frame id or a negative status
- * (PS_E_ARG for a resource id out of range). */
-PS_API int32_t ps_trace_frame(int32_t trace, uint32_t name_len, int32_t resource, uint32_t line, uint32_t column);
-/* "Get an element ID" of the stack (parent stack id or -1, frame id). Returns the stack id or a
- * negative status (PS_E_ARG when an id is out of range, so a parent always precedes its child). */
-PS_API int32_t ps_trace_stack(int32_t trace, int32_t parent, uint32_t frame);
 /* Append a sample (stack id or -1, PS_MARKER_*). Returns the sample index, PS_E_LIMIT when the
  * trace already holds max_samples samples (the trace is then marked full), or PS_E_ARG. */
 PS_API int32_t ps_trace_sample(int32_t trace, double timestamp, int32_t stack, uint32_t marker);
-/* Append a sample whose stack is `depth` frame ids (u32, outermost first) at the exchange
- * buffer: O(depth) hash lookups. Returns the sample index, PS_E_LIMIT or PS_E_ARG. */
-PS_API int32_t ps_trace_sample_frames(int32_t trace, double timestamp, uint32_t depth, uint32_t marker);
 
 /* ---------------------------------------------------------------------------------------------
  * Import: one path for every trace from outside (trace.c's header). Input is f64 records in the
@@ -124,7 +111,9 @@ PS_API int32_t ps_trace_info(int32_t trace);
 /* Pointer to column `col` (PS_COL_*) of a trace, or 0 for a bad handle/column (or an empty
  * column). Borrowed. */
 PS_API const void *ps_trace_column(int32_t trace, uint32_t col);
-/* The strings of kind 0 (resources) or 1 (frame names), concatenated (WTF-8) as the blob
+/* The string pools ps_trace_strings reads. */
+enum { PS_STRINGS_RESOURCES = 0, PS_STRINGS_NAMES = 1 };
+/* The strings of a pool (PS_STRINGS_*), concatenated (WTF-8) as the blob
  * (borrowed from the trace until it changes or is freed), each string's byte length in the
  * result buffer. Returns the count or a negative status. */
 PS_API int32_t ps_trace_strings(int32_t trace, uint32_t kind);

@@ -13,7 +13,7 @@ import { writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { install, performance } from '../index.js';
-import { createProfilerClass, defaultSource } from '../profiler.js';
+import { createProfilerClass, defaultSources } from '../profiler.js';
 
 const dir = process.env.PERFSHIM_PROFILE_DIR;
 // The process the CLI started is the root; Node processes it forks (child_process.fork passes
@@ -67,20 +67,19 @@ async function start() {
   await import('node:inspector');
   await null;
 
-  const base = defaultSource();
+  const base = defaultSources()[0];
   let session = null; // { codec, h, sampler } of the running profile
   let full = null; // the trace kept when the buffer filled up
   const source = {
     ...base,
     start(codec, h, intervalMs, max, onFull) {
-      const s = { codec, h, sampler: null };
-      s.sampler = base.start(codec, h, intervalMs, max, () => {
+      const sampler = base.start(codec, h, intervalMs, max, () => {
         full = codec.read(h); // the first `max` samples; the Profiler drops the trace next
         session = null;
         onFull();
       });
-      session = s;
-      return s.sampler;
+      session = { codec, h, sampler };
+      return sampler;
     },
   };
   const Profiler = createProfilerClass(globalThis[Symbol.for('perfshim.realm')].core, { source });
@@ -88,7 +87,7 @@ async function start() {
   const started = performance.now();
 
   let written = false;
-  process.on('exit', (code) => {
+  process.on('exit', () => {
     if (written) return;
     written = true;
     let trace = full,
@@ -110,22 +109,14 @@ async function start() {
       } catch {
         /* not JSON */
       }
-      entries.push({
-        entryType: e.entryType,
-        name: e.name,
-        startTime: e.startTime,
-        duration: e.duration,
-        detail,
-      });
+      entries.push({ ...e.toJSON(), detail }); // detail as JSON holds it
     }
     const out = {
       ...who,
-      code,
       error,
       url: isMainThread ? process.argv[1] || '' : '',
       timeOrigin: performance.timeOrigin,
       interval: profiler.sampleInterval,
-      started,
       bufferFull: full !== null,
       maxSamples,
       trace,

@@ -65,13 +65,10 @@ const usage = (message) => {
 };
 
 function number(flag, v, { min, integer = false }) {
-  if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
+  if (v === undefined || v === '') usage(`${flag} needs a value`);
   const n = Number(v);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
-    throw new UsageError(
-      `${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${v}'`,
-    );
-  }
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min)
+    usage(`${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${v}'`);
   return n;
 }
 
@@ -81,10 +78,9 @@ function formatList(v) {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (!list.length) throw new UsageError('--format needs at least one format');
+  if (!list.length) usage('--format needs at least one format');
   for (const f of list)
-    if (!FORMATS.includes(f))
-      throw new UsageError(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
+    if (!FORMATS.includes(f)) usage(`unknown format '${f}' (known: ${FORMATS.join(', ')})`);
   return [...new Set(list)];
 }
 
@@ -132,8 +128,7 @@ export function parseArgs(argv) {
     else usage(`${flag} needs a value`);
   }
   if (o.help) return o;
-  if (i >= argv.length)
-    throw new UsageError('no script given: perfshim profile [options] -- script.js [args...]');
+  if (i >= argv.length) usage('no script given: perfshim profile [options] -- script.js [args...]');
   o.script = argv[i];
   o.args = argv.slice(i + 1);
   return o;
@@ -147,31 +142,27 @@ const stamp = (d) =>
 export function topFunctions(threads) {
   const rows = new Map();
   let all = 0;
-  for (const t of threads) {
-    const { trace, interval } = t;
+  let w, seen; // the sample's weight, the rows it has counted
+  const visit = (key, name, where) => {
+    let r = rows.get(key);
+    if (!r) rows.set(key, (r = { name, where, self: 0, total: 0 }));
+    if (!seen.size) r.self += w; // the leaf
+    if (!seen.has(key)) {
+      r.total += w;
+      seen.add(key);
+    }
+  };
+  for (const { trace, interval } of threads) {
     if (!trace) continue;
     const { samples, stacks, frames, resources } = trace;
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i];
-      const w = i + 1 < samples.length ? samples[i + 1].timestamp - s.timestamp : interval;
+      w = i + 1 < samples.length ? samples[i + 1].timestamp - s.timestamp : interval;
       all += w;
-      const seen = new Set();
-      let leaf = true;
-      const names =
-        s.stackId === undefined ? [s.marker === 'gc' ? '(garbage collector)' : '(program)'] : null;
-      const visit = (key, fn, where) => {
-        let r = rows.get(key);
-        if (!r) rows.set(key, (r = { name: fn, where, self: 0, total: 0 }));
-        if (leaf) r.self += w;
-        if (!seen.has(key)) {
-          r.total += w;
-          seen.add(key);
-        }
-        leaf = false;
-      };
-      if (names) {
-        visit(names[0], names[0], '');
-        continue;
+      seen = new Set();
+      if (s.stackId === undefined) {
+        const name = s.marker === 'gc' ? '(garbage collector)' : '(program)';
+        visit(name, name, '');
       }
       for (let id = s.stackId; id !== undefined; id = stacks[id].parentId) {
         const f = frames[stacks[id].frameId];
@@ -199,16 +190,10 @@ export function formatTable({ total, rows }, n) {
       pct(r.total),
       r.where ? `${r.name}  ${r.where}` : r.name,
     ]);
+  // Four right-aligned number columns, then the function.
   const widths = [0, 1, 2, 3].map((c) => Math.max(...lines.map((l) => l[c].length)));
-  return lines
-    .map(
-      (l) =>
-        `${l
-          .slice(0, 4)
-          .map((c, k) => c.padStart(widths[k]))
-          .join('  ')}  ${l[4]}`,
-    )
-    .join('\n');
+  const pad = (l) => l.slice(0, 4).map((c, k) => c.padStart(widths[k]));
+  return lines.map((l) => [...pad(l), l[4]].join('  ')).join('\n');
 }
 
 /** Shift a thread's trace and entries onto the main thread's time origin (for one trace file). */
@@ -254,10 +239,7 @@ export function writeProfiles(threads, out, formats) {
   const paths = [];
   const write = (name, data) => {
     const p = join(out, name);
-    writeFileSync(
-      p,
-      typeof data === 'string' || data instanceof Uint8Array ? data : JSON.stringify(data),
-    );
+    writeFileSync(p, data instanceof Uint8Array ? data : JSON.stringify(data)); // pprof's bytes
     paths.push(p);
   };
   const profiled = threads.filter((t) => t.trace);
@@ -351,12 +333,6 @@ export async function run(argv, io = {}) {
   const t0 = Date.now();
   let lastPlain = 0;
   let progressShown = false;
-  const clearLine = () => {
-    if (progressShown) {
-      stderr.write('\r\x1b[K');
-      progressShown = false;
-    }
-  };
   // The preload's lines: {ready} once, then the progress every 250 ms.
   createInterface({ input: child.stdio[3] }).on('line', (text) => {
     let last;
@@ -412,7 +388,7 @@ export async function run(argv, io = {}) {
     process.off('SIGINT', onSigint);
     if (timer) clearTimeout(timer);
   });
-  clearLine();
+  if (progressShown) stderr.write('\r\x1b[K'); // the progress line
   const exitCode = code !== null ? code : signalCode(signal);
 
   const threads = [];

@@ -101,7 +101,7 @@ export function traceMeasures(options = {}) {
     throw new TypeError('traceMeasures: options.prefix must be a string');
   if (filter !== undefined && typeof filter !== 'function')
     throw new TypeError('traceMeasures: options.filter must be a function');
-  if (typeof timeOrigin !== 'number' || !Number.isFinite(timeOrigin))
+  if (!Number.isFinite(timeOrigin))
     throw new TypeError(
       'traceMeasures: options.timeOrigin must be a finite number (ms since the epoch)',
     );

@@ -59,6 +59,24 @@ test('the native source is used; sampleInterval is the one Chromium uses', async
   assert.ok(r[15][0] >= 15);
 });
 
+test('the first look for a full buffer is timed by the native interval, not the asked one', async () => {
+  // Asked for 1 ms, Chromium samples every 10 ms: 100 samples take about 1 s, so the first look
+  // (and its hand-over to a new native profiler) comes after 1.25 s, not after 125 ms.
+  const r = await page.evaluate(async () => {
+    const { chromiumSource } = await import('/glue/profiler-chromium.js');
+    const { createTraceCodec, loadCore } = window.perfshim;
+    const codec = createTraceCodec(loadCore());
+    const h = codec.create(100);
+    const sampler = chromiumSource.start(codec, h, 1, 100, () => {});
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const chunks = sampler.chunks;
+    await sampler.stop(performance.now());
+    codec.free(h);
+    return { interval: sampler.intervalMs, chunks };
+  });
+  assert.deepEqual(r, { interval: 10, chunks: 1 });
+});
+
 test('known functions are sampled with their URL and positions, on the page clock', async () => {
   const r = await page.evaluate(async () => {
     const { Profiler, work } = window.perfshim;

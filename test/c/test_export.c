@@ -6,6 +6,7 @@
 #include "cJSON.h"
 #include "internal.h"
 #include "trace.h"
+#include "trace_internal.h"
 #include "export.h"
 
 static uint32_t put(const char *s, uint32_t n)
@@ -17,8 +18,8 @@ static uint32_t puts_(const char *s) { return put(s, (uint32_t)strlen(s)); }
 
 static int32_t frame(int32_t t, const char *name, const char *url, uint32_t line, uint32_t col)
 {
-    int32_t r = url ? ps_trace_resource(t, puts_(url)) : -1;
-    return ps_trace_frame(t, puts_(name), r, line, col);
+    int32_t r = url ? ps__trace_resource(t, puts_(url)) : -1;
+    return ps__trace_frame(t, puts_(name), r, line, col);
 }
 
 /* The last document as a NUL-terminated copy (caller frees). */
@@ -90,9 +91,9 @@ TEST(names_and_urls_are_escaped)
     const char *url = "file:///a \"b\"/c\\d.js";
     int32_t f = frame(t, name, url, 1, 1);
     /* A lone surrogate, WTF-8 as the shim writes it (U+D800 = ED A0 80). */
-    int32_t g = ps_trace_frame(t, put("x\xED\xA0\x80y", 5), -1, 0, 0);
-    int32_t s = ps_trace_stack(t, -1, (uint32_t)f);
-    int32_t s2 = ps_trace_stack(t, s, (uint32_t)g);
+    int32_t g = ps__trace_frame(t, put("x\xED\xA0\x80y", 5), -1, 0, 0);
+    int32_t s = ps__trace_stack(t, -1, (uint32_t)f);
+    int32_t s2 = ps__trace_stack(t, s, (uint32_t)g);
     ps_trace_sample(t, 1, s2, 0);
     char *text = doc(ps_export_cpuprofile(t));
     CHECK(text != 0);
@@ -108,7 +109,7 @@ TEST(names_and_urls_are_escaped)
     cJSON_Delete(p);
     int32_t u = ps_trace_new(10);
     int32_t fu = frame(u, name, url, 1, 1);
-    ps_trace_sample(u, 1, ps_trace_stack(u, -1, (uint32_t)fu), 0);
+    ps_trace_sample(u, 1, ps__trace_stack(u, -1, (uint32_t)fu), 0);
     p = parse(ps_export_cpuprofile(u));
     CHECK(p != 0);
     const cJSON *cf = get(node(p, 2), "callFrame");
@@ -145,8 +146,8 @@ static int32_t small_trace(void)
     int32_t t = ps_trace_new(10);
     int32_t fm = frame(t, "main", "https://x/app.js", 10, 5), fa = frame(t, "a", "https://x/app.js", 20, 1);
     int32_t fb = frame(t, "b", 0, 0, 0), fc = frame(t, "c", "https://x/lib.js", 3, 3);
-    int32_t sm = ps_trace_stack(t, -1, (uint32_t)fm), sa = ps_trace_stack(t, sm, (uint32_t)fa);
-    int32_t sb = ps_trace_stack(t, sa, (uint32_t)fb), sc = ps_trace_stack(t, sm, (uint32_t)fc);
+    int32_t sm = ps__trace_stack(t, -1, (uint32_t)fm), sa = ps__trace_stack(t, sm, (uint32_t)fa);
+    int32_t sb = ps__trace_stack(t, sa, (uint32_t)fb), sc = ps__trace_stack(t, sm, (uint32_t)fc);
     ps_trace_sample(t, 1.0004, sa, 0);
     ps_trace_sample(t, 2, sc, PS_MARKER_SCRIPT);
     ps_trace_sample(t, 2, -1, PS_MARKER_GC);
@@ -228,8 +229,8 @@ TEST(speedscope_names_anonymous_functions_as_its_cpuprofile_import_does)
     int32_t t = ps_trace_new(10);
     int32_t f0 = frame(t, "", "https://x/dir/app.js?v=1", 7, 2), f1 = frame(t, "", 0, 0, 0);
     int32_t f2 = frame(t, "", "file:///a \"q\".js", 0, 0), f3 = frame(t, "named", "https://x/b.js", 1, 1);
-    int32_t s0 = ps_trace_stack(t, -1, (uint32_t)f0), s1 = ps_trace_stack(t, s0, (uint32_t)f1);
-    int32_t s2 = ps_trace_stack(t, s1, (uint32_t)f2), s3 = ps_trace_stack(t, s2, (uint32_t)f3);
+    int32_t s0 = ps__trace_stack(t, -1, (uint32_t)f0), s1 = ps__trace_stack(t, s0, (uint32_t)f1);
+    int32_t s2 = ps__trace_stack(t, s1, (uint32_t)f2), s3 = ps__trace_stack(t, s2, (uint32_t)f3);
     ps_trace_sample(t, 1, s3, 0);
     cJSON *p = parse(ps_export_speedscope(t, puts_("anon")));
     CHECK(p != 0);
@@ -332,7 +333,7 @@ TEST(deep_stacks_export_without_recursion)
     for (int i = 0; i < 20000; i++) {
         char n[16];
         int k = snprintf(n, sizeof n, "f%d", i % 7);
-        s = ps_trace_stack(t, s, (uint32_t)ps_trace_frame(t, put(n, (uint32_t)k), -1, 0, 0));
+        s = ps__trace_stack(t, s, (uint32_t)ps__trace_frame(t, put(n, (uint32_t)k), -1, 0, 0));
     }
     ps_trace_sample(t, 0.5, s, 0);
     char *text = doc(ps_export_speedscope(t, puts_("deep")));

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "internal.h"
 #include "trace.h"
+#include "trace_internal.h"
 
 static uint32_t put(const char *s)
 {
@@ -12,10 +13,10 @@ static uint32_t put(const char *s)
     return n;
 }
 
-static int32_t res(int32_t t, const char *url) { return ps_trace_resource(t, put(url)); }
+static int32_t res(int32_t t, const char *url) { return ps__trace_resource(t, put(url)); }
 static int32_t frame(int32_t t, const char *name, int32_t r, uint32_t line, uint32_t col)
 {
-    return ps_trace_frame(t, put(name), r, line, col);
+    return ps__trace_frame(t, put(name), r, line, col);
 }
 
 static double info(int32_t t, int i)
@@ -41,7 +42,7 @@ static int invariants(int32_t t)
     const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
     const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
     const uint8_t *mk = ps_trace_column(t, PS_COL_SAMPLE_MARKER);
-    int32_t nnames = ps_trace_strings(t, 1);
+    int32_t nnames = ps_trace_strings(t, PS_STRINGS_NAMES);
     for (uint32_t i = 0; i < nf; i++) {
         ok &= fname[i] < (uint32_t)nnames;
         ok &= fres[i] >= -1 && (fres[i] < 0 || (uint32_t)fres[i] < nr);
@@ -60,7 +61,7 @@ static int invariants(int32_t t)
         if (i) ok &= ts[i - 1] <= ts[i];
     }
     /* resources unique */
-    int32_t n = ps_trace_strings(t, 0);
+    int32_t n = ps_trace_strings(t, PS_STRINGS_RESOURCES);
     ok &= n == (int32_t)nr;
     const uint8_t *blob = ps_blob_ptr();
     uint32_t *lens = malloc((n + 1) * sizeof *lens), *offs = malloc((n + 1) * sizeof *offs);
@@ -84,7 +85,7 @@ TEST(handles_are_independent_and_reused)
     CHECK_EQ_INT(ps_trace_free(a), PS_OK);
     CHECK_EQ_INT(ps_trace_free(a), PS_E_ARG);
     CHECK_EQ_INT(ps_trace_info(a), PS_E_ARG);
-    CHECK_EQ_INT(ps_trace_resource(0, 0), PS_E_ARG);
+    CHECK_EQ_INT(ps__trace_resource(0, 0), PS_E_ARG);
     CHECK_EQ_INT(ps_trace_sample(-3, 1, -1, 0), PS_E_ARG);
     CHECK(ps_trace_column(a, PS_COL_SAMPLE_TIME) == 0);
     int32_t c = ps_trace_new(5);
@@ -114,14 +115,14 @@ TEST(resources_frames_and_stacks_are_interned)
     CHECK_EQ_INT(frame(t, "", -1, 0, 0), 6);
     CHECK_EQ_INT(frame(t, "foo", 2, 1, 1), PS_E_ARG);   /* no resource 2 */
     CHECK_EQ_INT(frame(t, "foo", -2, 1, 1), PS_E_ARG);
-    int32_t s0 = ps_trace_stack(t, -1, 0), s1 = ps_trace_stack(t, s0, 1);
+    int32_t s0 = ps__trace_stack(t, -1, 0), s1 = ps__trace_stack(t, s0, 1);
     CHECK_EQ_INT(s0, 0);
     CHECK_EQ_INT(s1, 1);
-    CHECK_EQ_INT(ps_trace_stack(t, -1, 0), 0);
-    CHECK_EQ_INT(ps_trace_stack(t, 0, 1), 1);
-    CHECK_EQ_INT(ps_trace_stack(t, 1, 1), 2);           /* same frame, other parent */
-    CHECK_EQ_INT(ps_trace_stack(t, 3, 1), PS_E_ARG);    /* parent must exist already */
-    CHECK_EQ_INT(ps_trace_stack(t, -1, 7), PS_E_ARG);   /* no frame 7 */
+    CHECK_EQ_INT(ps__trace_stack(t, -1, 0), 0);
+    CHECK_EQ_INT(ps__trace_stack(t, 0, 1), 1);
+    CHECK_EQ_INT(ps__trace_stack(t, 1, 1), 2);           /* same frame, other parent */
+    CHECK_EQ_INT(ps__trace_stack(t, 3, 1), PS_E_ARG);    /* parent must exist already */
+    CHECK_EQ_INT(ps__trace_stack(t, -1, 7), PS_E_ARG);   /* no frame 7 */
     CHECK(invariants(t));
     ps_trace_free(t);
 }
@@ -130,7 +131,7 @@ TEST(samples_keep_time_order_and_stop_at_the_limit)
 {
     int32_t t = ps_trace_new(4);
     frame(t, "f", -1, 0, 0);
-    int32_t s = ps_trace_stack(t, -1, 0);
+    int32_t s = ps__trace_stack(t, -1, 0);
     CHECK_EQ_INT(ps_trace_sample(t, 10, s, PS_MARKER_SCRIPT), 0);
     CHECK_EQ_INT(ps_trace_sample(t, 30, -1, PS_MARKER_NONE), 1);
     CHECK_EQ_INT(ps_trace_sample(t, 20, s, PS_MARKER_GC), 1);   /* inserted before 30 */
@@ -155,13 +156,15 @@ TEST(samples_keep_time_order_and_stop_at_the_limit)
     ps_trace_free(z);
 }
 
+/* A sample whose stack is `depth` frame ids, outermost first, as the instrumentation source
+ * (instrument.c) takes one: the stack's id from the trie, then the sample. */
 static int32_t sample_path(int32_t t, double ts, const uint32_t *frames, uint32_t depth)
 {
-    memcpy(ps_exchange_reserve(depth * 4 + 4), frames, depth * 4);
-    return ps_trace_sample_frames(t, ts, depth, PS_MARKER_NONE);
+    int32_t stack = ps__trace_stack_of(t, frames, depth);
+    return stack < -1 ? stack : ps_trace_sample(t, ts, stack, PS_MARKER_NONE);
 }
 
-TEST(sample_frames_walks_the_trie)
+TEST(stack_of_frames_walks_the_trie)
 {
     int32_t t = ps_trace_new(1000);
     for (int i = 0; i < 4; i++) frame(t, (const char[][2]){"a", "b", "c", "d"}[i], -1, 0, 0);
@@ -527,18 +530,18 @@ TEST(strings_come_out_as_a_borrowed_blob_with_lengths)
 {
     int32_t t = ps_trace_new(1);
     frame(t, "plain", -1, 0, 0);
-    CHECK_EQ_INT(ps_trace_strings(t, 1), 1);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_NAMES), 1);
     CHECK_EQ_INT(ps_blob_len(), 5);
     frame(t, "caf\xc3\xa9", -1, 0, 0);
     frame(t, "a\xed\xa0\x80" "b", -1, 0, 0);   /* WTF-8: a lone surrogate, kept as is */
-    CHECK_EQ_INT(ps_trace_strings(t, 1), 3);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_NAMES), 3);
     CHECK_EQ_INT(ps_blob_len(), 15);
     CHECK_EQ_INT(ps_result_ptr()[1], 5);
     CHECK_EQ_INT(ps_result_ptr()[2], 5);
     CHECK(memcmp(ps_blob_ptr(), "plaincaf\xc3\xa9" "a\xed\xa0\x80" "b", 15) == 0);
-    CHECK_EQ_INT(ps_trace_strings(t, 0), 0);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_RESOURCES), 0);
     CHECK_EQ_INT(ps_trace_strings(t, 2), PS_E_ARG);
-    CHECK_EQ_INT(ps_trace_strings(t, 1), 3);
+    CHECK_EQ_INT(ps_trace_strings(t, PS_STRINGS_NAMES), 3);
     ps_trace_free(t);
     CHECK(ps_blob_ptr() == 0);   /* the borrowed blob went with its trace */
 }
@@ -552,7 +555,7 @@ TEST(many_traces_at_once)
         snprintf(u, sizeof u, "https://t/%d.js", i);
         res(h[i], u);
         frame(h[i], "f", 0, (uint32_t)i + 1, 1);
-        ps_trace_sample(h[i], i, ps_trace_stack(h[i], -1, 0), 0);
+        ps_trace_sample(h[i], i, ps__trace_stack(h[i], -1, 0), 0);
     }
     int ok = 1;
     for (int i = 0; i < 40; i++) {
@@ -571,7 +574,7 @@ int main(void)
     RUN(handles_are_independent_and_reused);
     RUN(resources_frames_and_stacks_are_interned);
     RUN(samples_keep_time_order_and_stop_at_the_limit);
-    RUN(sample_frames_walks_the_trie);
+    RUN(stack_of_frames_walks_the_trie);
     RUN(v8_profile_is_converted);
     RUN(v8_samples_are_filtered_by_time_and_capped);
     RUN(malformed_v8_tables_are_refused);

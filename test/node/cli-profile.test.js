@@ -62,6 +62,9 @@ if (process.argv[2] === 'child') {
   await new Promise((r) => c.on('exit', r));
 }
 `,
+  'chunks.mjs': `function busyChunk(ms) { const e = performance.now() + ms; while (performance.now() < e); }
+for (let i = 0; i < 20; i++) { busyChunk(15); await new Promise((r) => setTimeout(r, 5)); }
+`,
   'forever.mjs': `function tick() { const e = performance.now() + 2; while (performance.now() < e); }
 setInterval(tick, 5);
 performance.mark('forever:start');
@@ -128,6 +131,8 @@ test('an ES module with a worker: every format written, both threads, marks and 
   const names = userTimingNames(trace);
   for (const n of ['app:start', 'app:busy', 'worker:start', 'worker:busy'])
     assert.ok(names.includes(n), `${n} in trace.json`);
+  const start = trace.traceEvents.find((e) => e.name === 'app:start');
+  assert.equal(start.args.data.detail, '{"n":1}', "a mark's detail");
   const tids = new Set(
     trace.traceEvents.filter((e) => e.name === 'ProfileChunk').map((e) => e.tid),
   );
@@ -178,6 +183,22 @@ test("an uncaught exception: Node's report, exit code 1, files written", async (
   assert.equal(r.code, 1);
   assert.match(r.stderr, /boom from the script/);
   assert.ok(readdirSync(join(dir, 'out-throw')).includes('main.cpuprofile'));
+});
+
+test('a full sample buffer: its first --max-samples samples are written, and the CLI says so', async () => {
+  const r = await perfshim([
+    'profile',
+    '--out',
+    'out-full',
+    '--format',
+    'cpuprofile',
+    '--max-samples',
+    '5',
+    'chunks.mjs',
+  ]);
+  assert.equal(r.code, 0);
+  assert.match(r.stderr, /main: the sample buffer filled up \(5 samples\)/);
+  assert.equal(json('out-full', 'main.cpuprofile').samples.length, 5);
 });
 
 test('a forked Node process is profiled too, under its own name, and its IPC still works', async () => {

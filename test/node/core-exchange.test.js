@@ -4,9 +4,11 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import * as abi from '../../glue/abi.js';
 import { decode, encodeInto } from '../../glue/io.js';
 import { createCore, lazyCore, loadCore } from '../../glue/loader.js';
 import { createMemoryCore, loadMemoryCore } from '../../glue/measure-memory.js';
+import { createTraceCodec } from '../../glue/profiler-trace.js';
 
 test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogates kept apart', () => {
   const core = createCore();
@@ -54,8 +56,9 @@ test('every string decodes back to itself: lone surrogates, a leading BOM, long 
 test('a blob comes out as {ptr, len} and is released once read', () => {
   const core = createCore();
   const h = core.x.ps_trace_new(4);
-  core.x.ps_trace_frame(h, core.putString('f\ud800'), -1, 0, 0);
-  assert.deepEqual(core.takeStrings(core.x.ps_trace_strings(h, 1)), ['f\ud800']);
+  const trace = { resources: [], frames: [{ name: 'f\ud800' }], stacks: [], samples: [] };
+  createTraceCodec(core).importTrace(h, trace);
+  assert.deepEqual(core.takeStrings(core.x.ps_trace_strings(h, abi.PS_STRINGS_NAMES)), ['f\ud800']);
   assert.equal(core.x.ps_blob_ptr(), 0, 'released');
   assert.equal(core.x.ps_blob_len(), 0);
   core.x.ps_trace_free(h);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
 import { toPprof } from '../../glue/pprof.js';
+import { toTraceEvents } from '../../glue/index.js';
 import { getProfiler } from '../../glue/profiler.js';
 import { outerWork } from './fixtures/profiler-work.mjs';
 import { GC_MARKERS, EMPTY, deep } from './fixtures/export-traces.mjs';
@@ -174,4 +175,30 @@ test('bad input is a TypeError saying what is wrong', () => {
       }),
     { name: 'TypeError', message: /duration/ },
   );
+});
+
+test('toPprof refuses the entries toTraceEvents refuses, with the same message', () => {
+  const messageOf = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      assert.equal(e.name, 'TypeError');
+      return e.message.replace(/^perfshim \w+: /, '');
+    }
+    assert.fail('no exception');
+  };
+  for (const entries of [
+    5,
+    null,
+    [null],
+    [{ entryType: 'mark', name: 'm', startTime: 'x' }],
+    [{ entryType: 'measure', name: 'm', startTime: 1, duration: NaN }],
+    [{ entryType: 'mark', name: 'a', startTime: 1 }, 7],
+  ]) {
+    const message = messageOf(() => toPprof(EMPTY, { entries }));
+    assert.equal(
+      message,
+      messageOf(() => toTraceEvents(EMPTY, { entries })),
+    );
+  }
 });
