@@ -49,9 +49,7 @@ export function createObserverClasses(timeline) {
     Array.from(new Set([...nativeSupportedTypes, ...OWNED_TYPES])).sort(),
   );
   const supportedSet = new Set(supported);
-  const hostTypes = new Set(
-    timeline.host ? nativeSupportedTypes.filter((t) => typeIndex(t) < 0) : [],
-  );
+  const hostTypes = new Set(timeline.host ? timeline.hostTypes : []);
 
   class PerformanceObserverEntryList {
     #list;

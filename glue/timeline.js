@@ -14,82 +14,40 @@ import {
   isNode,
 } from './host.js';
 
-export const OWNED_TYPES = Object.assign([], {
-  [PS_TYPE_MARK]: 'mark',
-  [PS_TYPE_MEASURE]: 'measure',
-});
-const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
-export const typeIndex = (type) => {
-  const i = TYPE_INDEX.get(type);
-  return i === undefined ? -1 : i;
-};
+/** The entry types perfshim owns, at their core type codes. */
+export const OWNED_TYPES = [];
+OWNED_TYPES[PS_TYPE_MARK] = 'mark';
+OWNED_TYPES[PS_TYPE_MEASURE] = 'measure';
+/** The core type code of an entry type, -1 for a type perfshim does not own. */
+export const typeIndex = (type) => OWNED_TYPES.indexOf(type);
 
 // The names a browser's own entry types can carry, from their specs: a URL (resource,
 // navigation, soft-navigation: always with a scheme, so with ':'), or one of a few fixed names.
 // A host with any other type may name entries anything: it is always asked.
 const URL_NAMED = new Set(['resource', 'navigation', 'soft-navigation']);
-const INPUT_EVENTS = [
-  'auxclick',
-  'click',
-  'contextmenu',
-  'dblclick',
-  'mousedown',
-  'mouseenter',
-  'mouseleave',
-  'mouseout',
-  'mouseover',
-  'mouseup',
-  'pointerover',
-  'pointerenter',
-  'pointerdown',
-  'pointerup',
-  'pointercancel',
-  'pointerout',
-  'pointerleave',
-  'gotpointercapture',
-  'lostpointercapture',
-  'touchstart',
-  'touchend',
-  'touchcancel',
-  'keydown',
-  'keypress',
-  'keyup',
-  'beforeinput',
-  'input',
-  'compositionstart',
-  'compositionupdate',
-  'compositionend',
-  'dragstart',
-  'dragend',
-  'dragenter',
-  'dragleave',
-  'dragover',
-  'drop',
-];
+const INPUT_EVENTS =
+  'auxclick click contextmenu dblclick mousedown mouseenter mouseleave mouseout mouseover mouseup ' +
+  'pointerover pointerenter pointerdown pointerup pointercancel pointerout pointerleave ' +
+  'gotpointercapture lostpointercapture touchstart touchend touchcancel keydown keypress keyup ' +
+  'beforeinput input compositionstart compositionupdate compositionend ' +
+  'dragstart dragend dragenter dragleave dragover drop';
+// Per type, its entries' names, separated by spaces ('': the empty name).
 const FIXED_NAMES = {
-  paint: ['first-paint', 'first-contentful-paint'],
-  'largest-contentful-paint': [''],
-  'interaction-contentful-paint': [''], // Chromium's soft-navigation paints, named as LCP's
-  'layout-shift': [''],
-  element: ['image-paint', 'text-paint'],
-  'visibility-state': ['visible', 'hidden'],
-  longtask: [
-    'unknown',
-    'self',
-    'same-origin-ancestor',
-    'same-origin-descendant',
-    'same-origin',
-    'cross-origin-ancestor',
-    'cross-origin-descendant',
-    'cross-origin-unreachable',
-    'multiple-contexts',
-  ],
-  taskattribution: ['unknown', 'script'],
+  paint: 'first-paint first-contentful-paint',
+  'largest-contentful-paint': '',
+  'interaction-contentful-paint': '', // Chromium's soft-navigation paints, named as LCP's
+  'layout-shift': '',
+  element: 'image-paint text-paint',
+  'visibility-state': 'visible hidden',
+  longtask:
+    'unknown self same-origin-ancestor same-origin-descendant same-origin cross-origin-ancestor ' +
+    'cross-origin-descendant cross-origin-unreachable multiple-contexts',
+  taskattribution: 'unknown script',
   event: INPUT_EVENTS,
   'first-input': INPUT_EVENTS,
-  'back-forward-cache-restoration': [''],
-  'long-animation-frame': [],
-  script: [],
+  'back-forward-cache-restoration': '',
+  'long-animation-frame': 'long-animation-frame',
+  script: 'script',
 };
 
 /** For a browser's own entry types: a test of whether a name may be one of their entries'
@@ -100,8 +58,8 @@ export function hostNameFilter(types) {
   for (const t of types) {
     if (URL_NAMED.has(t)) continue;
     const names = FIXED_NAMES[t];
-    if (!names) return null;
-    for (const n of names) fixed.add(n);
+    if (typeof names !== 'string') return null;
+    for (const n of names.split(' ')) fixed.add(n);
     fixed.add(t);
   }
   return (name) => name.includes(':') || fixed.has(name);
@@ -132,7 +90,7 @@ export class Timeline {
     this.objects = OWNED_TYPES.map(() => []);
     this.host =
       host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
-    this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
+    this.hostTypes = nativeSupportedTypes.filter((t) => typeIndex(t) < 0);
     this.hostMayName = isNode ? null : hostNameFilter(this.hostTypes);
     this.registered = []; // registered performance observers (spec order)
     this.interested = OWNED_TYPES.map(() => []); // per owned type: registered observers
@@ -190,11 +148,8 @@ export class Timeline {
 
   /** Our entries of an owned type index (or -1 = all owned types), optionally one name. */
   owned(type, name) {
-    let id = -1;
-    if (name !== null) {
-      id = this.names.get(name);
-      if (id === undefined) return [];
-    }
+    const id = name === null ? -1 : this.names.get(name);
+    if (id === undefined) return []; // a name no entry has
     const core = this.core;
     const n = core.check(core.x.ps_timeline_query(type, id), 'perfshim');
     const mem = core.u32(),
@@ -226,7 +181,7 @@ export class Timeline {
       } catch {
         return [];
       }
-      return all.length ? all.filter((e) => !TYPE_INDEX.has(e.entryType)) : all;
+      return all.length ? all.filter((e) => typeIndex(e.entryType) < 0) : all;
     }
     // Node scans every buffer for a name (its own marks too): ask type by type instead.
     let out = [];
@@ -257,11 +212,8 @@ export class Timeline {
 
   /** clearMarks/clearMeasures: drop the entries and our references to them. */
   clear(type, name) {
-    let id = -1;
-    if (name !== null) {
-      id = this.names.get(name);
-      if (id === undefined) return;
-    }
+    const id = name === null ? -1 : this.names.get(name);
+    if (id === undefined) return;
     const core = this.core;
     const n = core.check(core.x.ps_timeline_clear(type, id), 'perfshim');
     if (id < 0) {
