@@ -6,15 +6,12 @@
 // import, or data-force on the classic script tag) installs over a conforming host too.
 import { PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
 import { native, nativePerformance, nativeHome, isNode } from './host.js';
+import { defineValue } from './webidl.js';
 
 const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
 const GLOBALS =
   'PerformanceEntry PerformanceMark PerformanceMeasure PerformanceObserver PerformanceObserverEntryList';
-
-function defineValue(obj, key, value, enumerable) {
-  Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
-}
 
 /** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
 function timelineShortfalls() {
@@ -118,7 +115,7 @@ function installTimeline(realm) {
     adoptHostEntries(realm);
     for (const [key, fn] of Object.entries(realm.methods))
       if (!MEMORY_METHODS.includes(key)) defineValue(nativeHome, key, fn, true);
-    realm.receivers.add(nativePerformance);
+    realm.acceptHost();
     watchHostObservers(realm);
   } else {
     defineValue(g, 'performance', realm.performance, true);
@@ -184,5 +181,5 @@ function installMemory(realm, force) {
   for (const key of MEMORY_METHODS)
     if (force || typeof nativeHome[key] !== 'function')
       defineValue(nativeHome, key, realm.methods[key], true);
-  realm.receivers.add(nativePerformance);
+  realm.acceptHost();
 }
