@@ -194,27 +194,22 @@ export const looseEntry = (entryType, name, startTime, duration, detail) =>
  *  returns done(arg, name, startTime, detail). */
 export function markSteps(context, name, options, done, arg) {
   const src = dictionarySource(options, context, 'PerformanceMarkOptions');
-  if (src === null) {
-    if (isWindow && TIMING_NAMES.has(name)) throw timingName(context, name);
-    return done(arg, name, nativeNow(), null);
-  }
   // Dictionary members are read in lexicographic order: detail, startTime.
-  const rawDetail = src.detail;
-  const rawStart = src.startTime;
+  const rawDetail = src === null ? undefined : src.detail;
+  const rawStart = src === null ? undefined : src.startTime;
   const startTime = rawStart === undefined ? undefined : toDouble(rawStart, context, 'startTime');
-  if (isWindow && TIMING_NAMES.has(name)) throw timingName(context, name);
+  if (isWindow && TIMING_NAMES.has(name)) {
+    throw domException(
+      'SyntaxError',
+      `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`,
+    );
+  }
   if (startTime !== undefined && startTime < 0) {
     throw new TypeError(`${context}: '${nameInMessage(name)}' cannot have a negative start time.`);
   }
   const time = startTime === undefined ? nativeNow() : startTime;
   return done(arg, name, time, cloneDetail(rawDetail, context));
 }
-
-const timingName = (context, name) =>
-  domException(
-    'SyntaxError',
-    `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`,
-  );
 
 const placeLoose = (e, name, startTime, detail) => inLoose(e, 'mark', name, startTime, 0, detail);
 

@@ -198,10 +198,8 @@ export function createObserverClasses(timeline) {
         if (types.length) this.#hostObserver().observe({ entryTypes: types });
         else this.#dropHost();
       } else if (hostTypes.has(init.type)) {
-        const options = { type: init.type, buffered: !!init.buffered };
-        if (init.durationThreshold !== undefined)
-          options.durationThreshold = init.durationThreshold;
-        this.#hostObserver().observe(options);
+        // type, buffered and (for 'event') durationThreshold, as given.
+        this.#hostObserver().observe({ ...init, buffered: !!init.buffered });
       }
     }
 

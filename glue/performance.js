@@ -105,10 +105,10 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     return true;
   }
 
-  /** The brand check of method `op`; returns the context of its messages. */
-  function check(self, op) {
-    if (!isReceiver(self)) throw new TypeError(`${CTX[op]}: Illegal invocation`);
-    return CTX[op];
+  /** The brand check of a method (`context`: its messages' CTX entry); returns the context. */
+  function check(self, context) {
+    if (!isReceiver(self)) throw new TypeError(`${context}: Illegal invocation`);
+    return context;
   }
 
   // A time argument of measure(), after conversion: absent, a number (a timestamp), a string
@@ -150,7 +150,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
 
   const methods = {
     mark(markName, markOptions = undefined) {
-      const context = check(this, 'mark');
+      const context = check(this, CTX.mark);
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(markName, context);
       const entry = markSteps(context, name, markOptions, addMark, context);
@@ -160,7 +160,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     },
 
     measure(measureName, startOrMeasureOptions = undefined, endMark = undefined) {
-      const context = check(this, 'measure');
+      const context = check(this, CTX.measure);
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(measureName, context);
       let hasOptions = false,
@@ -225,28 +225,28 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     },
 
     clearMarks(markName = undefined) {
-      const context = check(this, 'clearMarks');
+      const context = check(this, CTX.clearMarks);
       timeline.clear(MARK, markName === undefined ? null : toDOMString(markName, context));
     },
 
     clearMeasures(measureName = undefined) {
-      const context = check(this, 'clearMeasures');
+      const context = check(this, CTX.clearMeasures);
       timeline.clear(MEASURE, measureName === undefined ? null : toDOMString(measureName, context));
     },
 
     getEntries() {
-      check(this, 'getEntries');
+      check(this, CTX.getEntries);
       return timeline.filter(null, null);
     },
 
     getEntriesByType(type) {
-      const context = check(this, 'getEntriesByType');
+      const context = check(this, CTX.getEntriesByType);
       requireArgs(arguments.length, 1, context);
       return timeline.filter(null, toDOMString(type, context));
     },
 
     getEntriesByName(name, type = undefined) {
-      const context = check(this, 'getEntriesByName');
+      const context = check(this, CTX.getEntriesByName);
       requireArgs(arguments.length, 1, context);
       name = toDOMString(name, context);
       return timeline.filter(name, type === undefined ? null : toDOMString(type, context));
