@@ -82,9 +82,6 @@ function inLoose(e, entryType, name, startTime, duration, detail) {
   setPlace(e, c, i);
 }
 
-/** Give a buffered entry (about to leave the buffer while its index is reused) values of its
- *  own, in the type's loose chunk. */
-export let detach;
 const detailAt = (c, i) => {
   const d = c.x === null ? undefined : c.x[i];
   return d === undefined ? null : d;
@@ -167,17 +164,17 @@ export class PerformanceEntry {
     if (v !== null && typeof v === 'object' && chunkOf(v) !== null) return true;
     return !!native.PerformanceEntry && v instanceof native.PerformanceEntry;
   }
-
-  static {
-    detach = (e) => {
-      const c = chunkOf(e),
-        i = indexOf(e);
-      inLoose(e, c.entryType, c.n[i], c.s[i], c.d === null ? 0 : c.d[i], detailAt(c, i));
-      if (c.v !== null) chunkOf(e).v[indexOf(e)] = c.v[i];
-    };
-  }
 }
 if (!hasNavigationId) delete PerformanceEntry.prototype.navigationId;
+
+/** Give a buffered entry (about to leave the buffer while its index is reused) values of its
+ *  own, in the type's loose chunk. */
+export function detach(e) {
+  const c = chunkOf(e),
+    i = indexOf(e);
+  inLoose(e, c.entryType, c.n[i], c.s[i], c.d === null ? 0 : c.d[i], detailAt(c, i));
+  if (c.v !== null) chunkOf(e).v[indexOf(e)] = c.v[i];
+}
 
 /** An entry object for index i of chunk c (its values placed there). */
 export function newEntry(c, i) {

@@ -19,31 +19,25 @@ function timelineShortfalls() {
   if (isNode)
     return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
   const why = [];
-  if (!nativePerformance || !native.mark || !native.measure || !native.getEntriesByName)
-    why.push('no User Timing');
-  if (!native.PerformanceMark) {
-    why.push('no PerformanceMark constructor');
-  } else {
-    try {
-      const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
-      if (!m.detail || m.detail.a !== 1 || m.startTime !== 1)
-        why.push('no User Timing 3 mark options');
-    } catch {
-      why.push('no User Timing 3 mark options');
-    }
+  // (The host's methods and interfaces are null where it has none, or no performance at all.)
+  if (!native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
+  let markOptions = false;
+  try {
+    const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
+    markOptions = !!m.detail && m.detail.a === 1 && m.startTime === 1;
+  } catch {
+    // no constructor (null), or one that rejects the options
   }
-  if (
-    !native.PerformanceObserver ||
-    !Array.isArray(native.PerformanceObserver.supportedEntryTypes)
-  ) {
+  if (!native.PerformanceMark) why.push('no PerformanceMark constructor');
+  else if (!markOptions) why.push('no User Timing 3 mark options');
+  if (!Array.isArray(native.PerformanceObserver?.supportedEntryTypes))
     why.push('no PerformanceObserver.supportedEntryTypes');
-  }
   return why;
 }
 
 /** Carry the host's buffered marks and measures over, in time order, then clear them there. */
 function adoptHostEntries(realm) {
-  if (!nativePerformance || !native.getEntriesByType) return;
+  if (!native.getEntriesByType) return; // (null: no host performance)
   for (const [type, code, clear] of [
     ['mark', PS_TYPE_MARK, native.clearMarks],
     ['measure', PS_TYPE_MEASURE, native.clearMeasures],

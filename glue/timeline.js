@@ -65,6 +65,19 @@ export function hostNameFilter(types) {
   return (name) => name.includes(':') || fixed.has(name);
 }
 
+/** The host's getEntriesByName(name, type), getEntriesByType(type) or getEntries() (null: not
+ *  given); a host query that throws (e.g. Node's stack overflow) yields nothing. */
+function hostQuery(name, type) {
+  try {
+    if (name !== null)
+      return native.getEntriesByName.call(nativePerformance, name, type ?? undefined);
+    if (type !== null) return native.getEntriesByType.call(nativePerformance, type);
+    return native.getEntries.call(nativePerformance);
+  } catch {
+    return [];
+  }
+}
+
 /** Merge two lists sorted by startTime (stable: `a` first on ties). */
 function mergeSorted(a, b) {
   if (!a.length) return b;
@@ -88,8 +101,7 @@ export class Timeline {
     // that slot's values, objects[type][j] the array of its entry objects.
     this.chunks = OWNED_TYPES.map(() => []);
     this.objects = OWNED_TYPES.map(() => []);
-    this.host =
-      host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
+    this.host = host && !!native.getEntriesByType && !!native.getEntriesByName; // (null: no host)
     this.hostTypes = nativeSupportedTypes.filter((t) => typeIndex(t) < 0);
     this.hostMayName = isNode ? null : hostNameFilter(this.hostTypes);
     this.registered = []; // registered performance observers (spec order)
@@ -167,38 +179,21 @@ export class Timeline {
   /** The host's entries of the types we do not own, asked the way that host answers fastest. */
   hostEntries(name, type) {
     if (!this.host) return [];
-    if (type !== null) return this.hostOfType(name, type);
+    if (type !== null) return hostQuery(name, type);
     if (!isNode || !this.hostTypes.length) {
       // A name none of the host's types can carry (most mark names): no host query at all.
       if (name !== null && this.hostMayName && !this.hostMayName(name)) return [];
       // Browsers index their buffers by name but scan for (name, type): one query, filtered.
-      let all;
-      try {
-        all =
-          name === null
-            ? native.getEntries.call(nativePerformance)
-            : native.getEntriesByName.call(nativePerformance, name);
-      } catch {
-        return [];
-      }
+      const all = hostQuery(name, null);
       return all.length ? all.filter((e) => typeIndex(e.entryType) < 0) : all;
     }
     // Node scans every buffer for a name (its own marks too): ask type by type instead.
     let out = [];
     for (const t of this.hostTypes) {
-      const list = this.hostOfType(name, t);
+      const list = hostQuery(name, t);
       if (list.length) out = out.length ? mergeSorted(out, list) : list;
     }
     return out;
-  }
-
-  hostOfType(name, type) {
-    try {
-      if (name === null) return native.getEntriesByType.call(nativePerformance, type);
-      return native.getEntriesByName.call(nativePerformance, name, type);
-    } catch {
-      return []; // a host query that throws (e.g. Node's stack overflow) yields nothing
-    }
   }
 
   /** Performance Timeline §filter buffer map by name and type. */
