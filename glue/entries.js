@@ -271,9 +271,11 @@ export class PerformanceMeasure extends PerformanceEntry {
 }
 
 /** WebIDL shape: members enumerable, a toStringTag per interface, and the interface's name
- *  (a bundle that minifies identifiers renames the class). */
-export function webidlShape(Ctor, tag) {
+ *  (a bundle that minifies identifiers renames the class) and `length` (its IDL constructor's
+ *  argument count: 0 for one that only the shim calls, with a token). */
+export function webidlShape(Ctor, tag, length = Ctor.length) {
   Object.defineProperty(Ctor, 'name', { value: tag });
+  Object.defineProperty(Ctor, 'length', { value: length });
   const proto = Ctor.prototype;
   for (const key of Object.getOwnPropertyNames(proto)) {
     if (key === 'constructor') continue;
@@ -283,8 +285,6 @@ export function webidlShape(Ctor, tag) {
   }
   Object.defineProperty(proto, Symbol.toStringTag, { value: tag, configurable: true });
 }
-webidlShape(PerformanceEntry, 'PerformanceEntry');
+webidlShape(PerformanceEntry, 'PerformanceEntry', 0);
 webidlShape(PerformanceMark, 'PerformanceMark');
-webidlShape(PerformanceMeasure, 'PerformanceMeasure');
-Object.defineProperty(PerformanceEntry, 'length', { value: 0 });
-Object.defineProperty(PerformanceMeasure, 'length', { value: 0 });
+webidlShape(PerformanceMeasure, 'PerformanceMeasure', 0);

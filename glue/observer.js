@@ -256,9 +256,8 @@ export function createObserverClasses(timeline) {
     }
   }
 
-  webidlShape(PerformanceObserverEntryList, 'PerformanceObserverEntryList');
+  webidlShape(PerformanceObserverEntryList, 'PerformanceObserverEntryList', 0);
   webidlShape(PerformanceObserver, 'PerformanceObserver');
-  Object.defineProperty(PerformanceObserverEntryList, 'length', { value: 0 });
   Object.defineProperty(PerformanceObserver, 'supportedEntryTypes', {
     ...Object.getOwnPropertyDescriptor(PerformanceObserver, 'supportedEntryTypes'),
     enumerable: true,

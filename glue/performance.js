@@ -280,24 +280,18 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     }
     toJSON() {
       const json = { timeOrigin };
-      if (nativePerformance && 'timing' in nativePerformance)
-        json.timing = nativePerformance.timing;
-      if (nativePerformance && 'navigation' in nativePerformance)
-        json.navigation = nativePerformance.navigation;
+      for (const key of ['timing', 'navigation'])
+        if (nativePerformance && key in nativePerformance) json[key] = nativePerformance[key];
       return json;
     }
   }
-  for (const [key, fn] of Object.entries(methods))
-    defineValue(Performance.prototype, key, fn, true);
+  const proto = Performance.prototype;
+  for (const [key, fn] of Object.entries(methods)) defineValue(proto, key, fn, true);
   // Host extras (timing, navigation, eventCounts, memory, ...) read through to the host.
   for (const key of ['timing', 'navigation', 'eventCounts', 'memory', 'interactionCount']) {
-    if (!nativePerformance || !(key in nativePerformance)) continue;
     const get = () => nativePerformance[key];
-    Object.defineProperty(Performance.prototype, key, {
-      get,
-      enumerable: true,
-      configurable: true,
-    });
+    if (nativePerformance && key in nativePerformance)
+      Object.defineProperty(proto, key, { get, enumerable: true, configurable: true });
   }
   webidlShape(Performance, 'Performance');
   const performance = new Performance(PERF_TOKEN);
