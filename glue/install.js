@@ -4,9 +4,9 @@
 // it buffered before install are carried over. By default only what is missing or
 // non-conforming is installed; `force` (or globalThis.PERFSHIM = { force: true } before the
 // import, or data-force on the classic script tag) installs over a conforming host too.
-import { PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
 import { native, nativePerformance, nativeHome, isNode } from './host.js';
 import { defineValue } from './webidl.js';
+import { hostQuery } from './timeline.js';
 
 const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
@@ -38,17 +38,12 @@ function timelineShortfalls() {
 /** Carry the host's buffered marks and measures over, in time order, then clear them there. */
 function adoptHostEntries(realm) {
   if (!native.getEntriesByType) return; // (null: no host performance)
-  for (const [type, code, clear] of [
-    ['mark', PS_TYPE_MARK, native.clearMarks],
-    ['measure', PS_TYPE_MEASURE, native.clearMeasures],
+  for (const [type, clear] of [
+    ['mark', native.clearMarks],
+    ['measure', native.clearMeasures],
   ]) {
-    let list;
-    try {
-      list = native.getEntriesByType.call(nativePerformance, type);
-    } catch {
-      continue;
-    }
-    for (const e of list) realm.adopt(code, e.name, e.startTime, e.duration, e.detail ?? null);
+    const list = hostQuery(null, type);
+    for (const e of list) realm.adopt(type, e.name, e.startTime, e.duration, e.detail ?? null);
     if (clear && list.length) clear.call(nativePerformance);
   }
 }
@@ -59,9 +54,8 @@ function adoptHostEntries(realm) {
  *  the host registered before install is not seen; buffered entries are not lent while another
  *  host observer of the same type is registered (it would receive them twice). */
 function watchHostObservers(realm) {
-  const Native = native.PerformanceObserver;
-  if (!Native || !native.mark || !native.measure) return;
-  const proto = Native.prototype;
+  if (!native.PerformanceObserver || !native.mark || !native.measure) return;
+  const proto = native.PerformanceObserver.prototype;
   const { observe, disconnect } = proto;
   const watching = new Map(); // host observer -> Set of owned types it observes
   const recount = () => {
@@ -159,9 +153,7 @@ export const FULL_FEATURES = [
     'memory',
     (realm) =>
       realm.methods.measureUserAgentSpecificMemory
-        ? MEMORY_METHODS.filter((k) => !nativeHome || typeof nativeHome[k] !== 'function').map(
-            (k) => `no ${k}`,
-          )
+        ? MEMORY_METHODS.filter((k) => typeof nativeHome?.[k] !== 'function').map((k) => `no ${k}`)
         : null,
     installMemory,
   ],

@@ -300,7 +300,6 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     core,
     timeline,
     methods,
-    isReceiver,
     /** install() put methods on the host's Performance: accept it (and its successors) as `this`. */
     acceptHost() {
       hostAccepted = true;
@@ -308,7 +307,6 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     hostWatchers,
     withHostCopies,
     performance,
-    Performance,
     PerformanceEntry,
     PerformanceMark,
     PerformanceMeasure,
@@ -332,9 +330,10 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     droppedEntries(type) {
       return timeline.dropped(type);
     },
-    /** Buffer a mark or measure made elsewhere (the host's, at install) as one of ours. */
+    /** Buffer a 'mark' or 'measure' made elsewhere (the host's, at install) as one of ours. */
     adopt(type, name, startTime, duration, detail) {
-      return timeline.add(type, name, startTime, type === MARK ? 0 : duration, detail, 'perfshim');
+      const t = typeIndex(type);
+      return timeline.add(t, name, startTime, t === MARK ? 0 : duration, detail, 'perfshim');
     },
   };
 }

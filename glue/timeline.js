@@ -67,7 +67,7 @@ export function hostNameFilter(types) {
 
 /** The host's getEntriesByName(name, type), getEntriesByType(type) or getEntries() (null: not
  *  given); a host query that throws (e.g. Node's stack overflow) yields nothing. */
-function hostQuery(name, type) {
+export function hostQuery(name, type) {
   try {
     if (name !== null)
       return native.getEntriesByName.call(nativePerformance, name, type ?? undefined);
@@ -250,8 +250,7 @@ export class Timeline {
 
   runTask() {
     this.taskQueued = false;
-    const notify = this.registered.slice();
-    for (const reg of notify) {
+    for (const reg of this.registered.slice()) {
       try {
         reg.deliver();
       } catch (e) {
