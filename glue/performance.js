@@ -11,7 +11,6 @@ import {
   PS_ARG_ABSENT as ABSENT,
   PS_ARG_TIME as TIME,
   PS_ARG_MARK as NAMED,
-  PS_ARG_UNKNOWN_MARK as UNKNOWN,
   PS_ARG_HOST_ERROR as HOST_ERROR,
 } from './abi.js';
 import {
@@ -113,16 +112,15 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
 
   // A time argument of measure(), after conversion: absent, a number (a timestamp), a string
   // (a mark name) or, for a PerformanceTiming attribute name that cannot be read, the error to
-  // throw. The core takes it as a value (the timestamp, the name's id or -1 for a name never
-  // used, else 0) and a kind.
-  const argValue = (a) =>
-    typeof a === 'number' ? a : typeof a === 'string' ? (timeline.names.get(a) ?? -1) : 0;
-  function argKind(a, value) {
+  // throw. The core takes it as a kind and a value (the timestamp, the name's id or -1 for a
+  // name never used, else 0).
+  function argKind(a) {
     if (a === undefined) return ABSENT;
     if (typeof a === 'number') return TIME;
-    if (typeof a !== 'string') return HOST_ERROR;
-    return value < 0 ? UNKNOWN : NAMED;
+    return typeof a === 'string' ? NAMED : HOST_ERROR;
   }
+  const argValue = (a) =>
+    typeof a === 'number' ? a : typeof a === 'string' ? (timeline.names.get(a) ?? -1) : 0;
 
   /** User Timing 3 §convert a name to a timestamp (PerformanceTiming attribute names): the
    *  timestamp, or the error to throw; any other name is returned as it is. */
@@ -189,22 +187,17 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       const s = timingArg(start, context),
         e = timingArg(end, context);
       const buffer = rawDetail === undefined || rawDetail === null ? timeline.intern(name) + 1 : 0;
-      const sVal = argValue(s),
-        eVal = argValue(e);
-      const sKind = argKind(s, sVal),
-        eKind = argKind(e, eVal);
-      const dKind = duration === undefined ? ABSENT : TIME;
       // now() is read only when the algorithm takes the end time from it.
-      const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
+      const now = e === undefined && (s === undefined || duration === undefined) ? nativeNow() : 0;
       const st = core.x.ps_usertiming_measure(
         hasOptions ? 1 : 0,
         endName === undefined ? 0 : 1,
-        sKind,
-        sVal,
-        dKind,
+        argKind(s),
+        argValue(s),
+        argKind(duration),
         duration ?? 0,
-        eKind,
-        eVal,
+        argKind(e),
+        argValue(e),
         now,
         buffer,
       );
