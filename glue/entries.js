@@ -195,15 +195,13 @@ export function markSteps(context, name, options, done, arg) {
   const rawDetail = src === null ? undefined : src.detail;
   const rawStart = src === null ? undefined : src.startTime;
   const startTime = rawStart === undefined ? undefined : toDouble(rawStart, context, 'startTime');
-  if (isWindow && TIMING_NAMES.has(name)) {
+  if (isWindow && TIMING_NAMES.has(name))
     throw domException(
       'SyntaxError',
       `${context}: '${name}' is part of the PerformanceTiming interface, and cannot be used as a mark name.`,
     );
-  }
-  if (startTime !== undefined && startTime < 0) {
+  if (startTime !== undefined && startTime < 0)
     throw new TypeError(`${context}: '${nameInMessage(name)}' cannot have a negative start time.`);
-  }
   const time = startTime === undefined ? nativeNow() : startTime;
   return done(arg, name, time, cloneDetail(rawDetail, context));
 }

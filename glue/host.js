@@ -80,8 +80,7 @@ export const nativeSupportedTypes = (() => {
 })();
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
-export const isNode =
-  typeof process === 'object' && process !== null && !!(process.versions && process.versions.node);
+export const isNode = !!g.process?.versions?.node;
 
 /** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */
 export const queueTask = (() => {

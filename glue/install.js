@@ -8,6 +8,7 @@ import { native, nativePerformance, nativeHome, isNode } from './host.js';
 import { defineValue } from './webidl.js';
 import { hostQuery } from './timeline.js';
 
+const g = globalThis;
 const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
 const GLOBALS =
@@ -98,7 +99,6 @@ function watchHostObservers(realm) {
 }
 
 function installTimeline(realm) {
-  const g = globalThis;
   if (nativePerformance) {
     adoptHostEntries(realm);
     for (const [key, fn] of Object.entries(realm.methods))
@@ -113,7 +113,6 @@ function installTimeline(realm) {
 
 /** Install on the globals. Returns { installed: [...features], reasons: {feature: [...]} }. */
 export function install(realm, options = {}) {
-  const g = globalThis;
   const config = g.PERFSHIM && typeof g.PERFSHIM === 'object' ? g.PERFSHIM : {};
   const force = !!(options.force || config.force);
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
@@ -143,10 +142,8 @@ export const FULL_FEATURES = [
   [
     'profiler',
     (realm) =>
-      typeof globalThis.Profiler === 'function' && globalThis.Profiler !== realm.Profiler
-        ? []
-        : ['no Profiler'],
-    (realm) => defineValue(globalThis, 'Profiler', realm.Profiler, false),
+      typeof g.Profiler === 'function' && g.Profiler !== realm.Profiler ? [] : ['no Profiler'],
+    (realm) => defineValue(g, 'Profiler', realm.Profiler, false),
   ],
   // Why the host's Measure Memory should be provided ([] = the host has both names).
   [

@@ -112,16 +112,14 @@ export function createObserverClasses(timeline) {
     observe(options = undefined) {
       const context = this.#check('observe');
       const init = toObserverInit(options, context);
-      if (init.entryTypes === undefined && init.type === undefined) {
+      if (init.entryTypes === undefined && init.type === undefined)
         throw new TypeError(
           `${context}: An observe() call must include either entryTypes or type arguments.`,
         );
-      }
-      if (init.entryTypes !== undefined && init.type !== undefined) {
+      if (init.entryTypes !== undefined && init.type !== undefined)
         throw new TypeError(
           `${context}: An observe() call must not include both entryTypes and type arguments.`,
         );
-      }
       if (init.entryTypes !== undefined && init.buffered !== undefined) {
         // The draft makes this a TypeError; browsers ignore `buffered` here and conformance
         // tests rely on that, so we do too.

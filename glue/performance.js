@@ -127,19 +127,17 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   function timingArg(name, context) {
     if (typeof name !== 'string' || !TIMING_NAMES.has(name)) return name;
     const timing = isWindow && nativePerformance ? nativePerformance.timing : undefined;
-    if (!isWindow || !timing) {
+    if (!isWindow || !timing)
       return new TypeError(
         `${context}: '${name}' is a PerformanceTiming attribute and can only be used in a Window.`,
       );
-    }
     if (name === 'navigationStart') return 0;
     const end = timing[name];
-    if (end === 0) {
+    if (end === 0)
       return domException(
         'InvalidAccessError',
         `${context}: '${name}' is empty: either the event hasn't happened yet, or it would provide cross-origin timing information.`,
       );
-    }
     return end - timing.navigationStart;
   }
 
