@@ -3,11 +3,10 @@
 // and the data properties of operations and interface objects.
 
 export function requireArgs(n, needed, context) {
-  if (n < needed) {
+  if (n < needed)
     throw new TypeError(
       `${context}: ${needed} argument${needed > 1 ? 's' : ''} required, but only ${n} present.`,
     );
-  }
 }
 
 /** WebIDL DOMString: ToString, which throws a TypeError for symbols. */
