@@ -254,8 +254,9 @@ export function createObserverClasses(timeline) {
     }
   }
 
-  webidlShape(PerformanceObserverEntryList, 'PerformanceObserverEntryList', 0);
+  webidlShape(PerformanceObserverEntryList, 'PerformanceObserverEntryList');
   webidlShape(PerformanceObserver, 'PerformanceObserver');
+  Object.defineProperty(PerformanceObserverEntryList, 'length', { value: 0 });
   Object.defineProperty(PerformanceObserver, 'supportedEntryTypes', {
     ...Object.getOwnPropertyDescriptor(PerformanceObserver, 'supportedEntryTypes'),
     enumerable: true,
