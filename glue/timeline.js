@@ -188,12 +188,7 @@ export class Timeline {
       return all.length ? all.filter((e) => typeIndex(e.entryType) < 0) : all;
     }
     // Node scans every buffer for a name (its own marks too): ask type by type instead.
-    let out = [];
-    for (const t of this.hostTypes) {
-      const list = hostQuery(name, t);
-      if (list.length) out = out.length ? mergeSorted(out, list) : list;
-    }
-    return out;
+    return this.hostTypes.reduce((out, t) => mergeSorted(out, hostQuery(name, t)), []);
   }
 
   /** Performance Timeline §filter buffer map by name and type. */
