@@ -23,7 +23,6 @@ export const PS_TYPE_COUNT = 2;
 export const PS_ARG_ABSENT = 0;
 export const PS_ARG_TIME = 1;
 export const PS_ARG_MARK = 2;
-export const PS_ARG_UNKNOWN_MARK = 3;
 export const PS_ARG_HOST_ERROR = 4;
 
 // trace.h

@@ -16,12 +16,11 @@ const NOT_PLAIN = Symbol('not plain');
 const MAX_NODES = 256;
 
 function hostCopy(v, context) {
-  if (typeof hostClone !== 'function') {
+  if (typeof hostClone !== 'function')
     throw domException(
       'DataCloneError',
       `${context}: this runtime has no structuredClone for ${Object.prototype.toString.call(v)}`,
     );
-  }
   try {
     return hostClone(v);
   } catch (e) {

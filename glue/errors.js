@@ -16,6 +16,7 @@ export function domException(name, message) {
   return new DOMExceptionCtor(message, name);
 }
 
+const NON_EMPTY_OPTIONS = 'If a non-empty PerformanceMeasureOptions object was passed,';
 const TABLE = {
   [abi.PS_E_NOMEM]: [RangeError, 'out of memory in the perfshim core'],
   [abi.PS_E_SYNTAX]: ['SyntaxError', 'syntax error'],
@@ -23,17 +24,14 @@ const TABLE = {
   [abi.PS_E_NEGATIVE_START]: [TypeError, 'a start time cannot be negative'],
   [abi.PS_E_NEGATIVE_END]: [TypeError, 'an end time cannot be negative'],
   [abi.PS_E_NEGATIVE_DURATION]: [TypeError, 'duration cannot be negative'],
-  [abi.PS_E_MEASURE_END_MARK]: [
-    TypeError,
-    'If a non-empty PerformanceMeasureOptions object was passed, |end_mark| must not be passed.',
-  ],
+  [abi.PS_E_MEASURE_END_MARK]: [TypeError, `${NON_EMPTY_OPTIONS} |end_mark| must not be passed.`],
   [abi.PS_E_MEASURE_NO_RANGE]: [
     TypeError,
-    "If a non-empty PerformanceMeasureOptions object was passed, at least one of its 'start' or 'end' properties must be present.",
+    `${NON_EMPTY_OPTIONS} at least one of its 'start' or 'end' properties must be present.`,
   ],
   [abi.PS_E_MEASURE_OVERSPEC]: [
     TypeError,
-    "If a non-empty PerformanceMeasureOptions object was passed, it must not have all of its 'start', 'duration', and 'end' properties defined",
+    `${NON_EMPTY_OPTIONS} it must not have all of its 'start', 'duration', and 'end' properties defined`,
   ],
   [abi.PS_E_PARSE]: [TypeError, 'malformed input'],
 };

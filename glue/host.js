@@ -18,12 +18,10 @@ export const nativeHome = (() => {
     : perf;
 })();
 const nowFn = nativeHome ? nativeHome.now : null;
+const loadedAt = Date.now(); // the clock of a host without one: ms since this module loaded
 export let nativeNow = nativePerformance
   ? Function.prototype.call.bind(nowFn, perf)
-  : (() => {
-      const t0 = Date.now();
-      return () => Date.now() - t0;
-    })();
+  : () => Date.now() - loadedAt;
 export let timeOrigin =
   nativePerformance && typeof perf.timeOrigin === 'number'
     ? perf.timeOrigin
@@ -82,8 +80,7 @@ export const nativeSupportedTypes = (() => {
 })();
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
-export const isNode =
-  typeof process === 'object' && process !== null && !!(process.versions && process.versions.node);
+export const isNode = !!g.process?.versions?.node;
 
 /** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */
 export const queueTask = (() => {

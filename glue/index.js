@@ -40,19 +40,13 @@ if (!realm.Profiler) {
   realm.features = FULL_FEATURES; // install() adds the Profiler and Measure Memory
 }
 
-export const performance = realm.performance;
-export const PerformanceEntry = realm.PerformanceEntry;
-export const PerformanceMark = realm.PerformanceMark;
-export const PerformanceMeasure = realm.PerformanceMeasure;
-export const PerformanceObserver = realm.PerformanceObserver;
-export const PerformanceObserverEntryList = realm.PerformanceObserverEntryList;
-/** JS Self-Profiling: real samples from V8 (Node) or the native Profiler (Chromium). */
-export const Profiler = realm.Profiler;
-
-/** Cap the 'mark' or 'measure' buffer (0 = unbounded, the spec's default); entries past the
- *  cap are dropped and counted (droppedEntriesCount, droppedEntries()). */
-export const setBufferLimit = realm.setBufferLimit;
-export const droppedEntries = realm.droppedEntries;
+export const { performance, PerformanceEntry, PerformanceMark, PerformanceMeasure } = realm;
+export const { PerformanceObserver, PerformanceObserverEntryList } = realm;
+// JS Self-Profiling: real samples from V8 (Node) or the native Profiler (Chromium).
+export const { Profiler } = realm;
+// setBufferLimit caps the 'mark' or 'measure' buffer (0 = unbounded, the spec's default);
+// entries past the cap are dropped and counted (droppedEntriesCount, droppedEntries()).
+export const { setBufferLimit, droppedEntries } = realm;
 
 /** Install perfshim's APIs on the globals. Options: { force } (replace conforming host APIs
  *  too). Returns what was installed. */
@@ -65,14 +59,9 @@ export default performance;
 // Trace exporters (Chrome .cpuprofile, trace events, speedscope) and the .cpuprofile importer,
 // over the realm's core (instantiated on the first call, like the rest).
 import { createExporters } from './export.js';
-const exporters = createExporters(realm.traceCore);
-/** A ProfilerTrace as a Chrome DevTools .cpuprofile object (JSON.stringify it to save). */
-export const toCpuProfile = exporters.toCpuProfile;
-/** A ProfilerTrace (+ options.entries' marks and measures) as Chrome trace-event JSON. */
-export const toTraceEvents = exporters.toTraceEvents;
-/** A ProfilerTrace as a speedscope file object. */
-export const toSpeedscope = exporters.toSpeedscope;
-/** A ProfilerTrace as a Firefox Profiler processed profile (profiler.firefox.com). */
-export const toFirefoxProfile = exporters.toFirefoxProfile;
-/** A .cpuprofile (object or JSON text) as a ProfilerTrace. */
-export const fromCpuProfile = exporters.fromCpuProfile;
+// A ProfilerTrace as a Chrome DevTools .cpuprofile object (JSON.stringify it to save), as Chrome
+// trace-event JSON (+ options.entries' marks and measures), as a speedscope file object, as a
+// Firefox Profiler processed profile (profiler.firefox.com); a .cpuprofile (object or JSON
+// text) as a ProfilerTrace.
+export const { toCpuProfile, toTraceEvents, toSpeedscope, toFirefoxProfile, fromCpuProfile } =
+  createExporters(realm.traceCore);

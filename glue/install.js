@@ -4,17 +4,15 @@
 // it buffered before install are carried over. By default only what is missing or
 // non-conforming is installed; `force` (or globalThis.PERFSHIM = { force: true } before the
 // import, or data-force on the classic script tag) installs over a conforming host too.
-import { PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
 import { native, nativePerformance, nativeHome, isNode } from './host.js';
+import { defineValue } from './webidl.js';
+import { hostQuery } from './timeline.js';
 
+const g = globalThis;
 const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
 const GLOBALS =
   'PerformanceEntry PerformanceMark PerformanceMeasure PerformanceObserver PerformanceObserverEntryList';
-
-function defineValue(obj, key, value, enumerable) {
-  Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
-}
 
 /** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
 function timelineShortfalls() {
@@ -22,42 +20,31 @@ function timelineShortfalls() {
   if (isNode)
     return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
   const why = [];
-  if (!nativePerformance || !native.mark || !native.measure || !native.getEntriesByName)
-    why.push('no User Timing');
-  if (!native.PerformanceMark) {
-    why.push('no PerformanceMark constructor');
-  } else {
-    try {
-      const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
-      if (!m.detail || m.detail.a !== 1 || m.startTime !== 1)
-        why.push('no User Timing 3 mark options');
-    } catch {
-      why.push('no User Timing 3 mark options');
-    }
+  // (The host's methods and interfaces are null where it has none, or no performance at all.)
+  if (!native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
+  let markOptions = false;
+  try {
+    const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
+    markOptions = !!m.detail && m.detail.a === 1 && m.startTime === 1;
+  } catch {
+    // no constructor (null), or one that rejects the options
   }
-  if (
-    !native.PerformanceObserver ||
-    !Array.isArray(native.PerformanceObserver.supportedEntryTypes)
-  ) {
+  if (!native.PerformanceMark) why.push('no PerformanceMark constructor');
+  else if (!markOptions) why.push('no User Timing 3 mark options');
+  if (!Array.isArray(native.PerformanceObserver?.supportedEntryTypes))
     why.push('no PerformanceObserver.supportedEntryTypes');
-  }
   return why;
 }
 
 /** Carry the host's buffered marks and measures over, in time order, then clear them there. */
 function adoptHostEntries(realm) {
-  if (!nativePerformance || !native.getEntriesByType) return;
-  for (const [type, code, clear] of [
-    ['mark', PS_TYPE_MARK, native.clearMarks],
-    ['measure', PS_TYPE_MEASURE, native.clearMeasures],
+  if (!native.getEntriesByType) return; // (null: no host performance)
+  for (const [type, clear] of [
+    ['mark', native.clearMarks],
+    ['measure', native.clearMeasures],
   ]) {
-    let list;
-    try {
-      list = native.getEntriesByType.call(nativePerformance, type);
-    } catch {
-      continue;
-    }
-    for (const e of list) realm.adopt(code, e.name, e.startTime, e.duration, e.detail ?? null);
+    const list = hostQuery(null, type);
+    for (const e of list) realm.adopt(type, e.name, e.startTime, e.duration, e.detail ?? null);
     if (clear && list.length) clear.call(nativePerformance);
   }
 }
@@ -68,9 +55,8 @@ function adoptHostEntries(realm) {
  *  the host registered before install is not seen; buffered entries are not lent while another
  *  host observer of the same type is registered (it would receive them twice). */
 function watchHostObservers(realm) {
-  const Native = native.PerformanceObserver;
-  if (!Native || !native.mark || !native.measure) return;
-  const proto = Native.prototype;
+  if (!native.PerformanceObserver || !native.mark || !native.measure) return;
+  const proto = native.PerformanceObserver.prototype;
   const { observe, disconnect } = proto;
   const watching = new Map(); // host observer -> Set of owned types it observes
   const recount = () => {
@@ -113,12 +99,11 @@ function watchHostObservers(realm) {
 }
 
 function installTimeline(realm) {
-  const g = globalThis;
   if (nativePerformance) {
     adoptHostEntries(realm);
     for (const [key, fn] of Object.entries(realm.methods))
       if (!MEMORY_METHODS.includes(key)) defineValue(nativeHome, key, fn, true);
-    realm.receivers.add(nativePerformance);
+    realm.acceptHost();
     watchHostObservers(realm);
   } else {
     defineValue(g, 'performance', realm.performance, true);
@@ -128,7 +113,6 @@ function installTimeline(realm) {
 
 /** Install on the globals. Returns { installed: [...features], reasons: {feature: [...]} }. */
 export function install(realm, options = {}) {
-  const g = globalThis;
   const config = g.PERFSHIM && typeof g.PERFSHIM === 'object' ? g.PERFSHIM : {};
   const force = !!(options.force || config.force);
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
@@ -158,19 +142,15 @@ export const FULL_FEATURES = [
   [
     'profiler',
     (realm) =>
-      typeof globalThis.Profiler === 'function' && globalThis.Profiler !== realm.Profiler
-        ? []
-        : ['no Profiler'],
-    (realm) => defineValue(globalThis, 'Profiler', realm.Profiler, false),
+      typeof g.Profiler === 'function' && g.Profiler !== realm.Profiler ? [] : ['no Profiler'],
+    (realm) => defineValue(g, 'Profiler', realm.Profiler, false),
   ],
   // Why the host's Measure Memory should be provided ([] = the host has both names).
   [
     'memory',
     (realm) =>
       realm.methods.measureUserAgentSpecificMemory
-        ? MEMORY_METHODS.filter((k) => !nativeHome || typeof nativeHome[k] !== 'function').map(
-            (k) => `no ${k}`,
-          )
+        ? MEMORY_METHODS.filter((k) => typeof nativeHome?.[k] !== 'function').map((k) => `no ${k}`)
         : null,
     installMemory,
   ],
@@ -184,5 +164,5 @@ function installMemory(realm, force) {
   for (const key of MEMORY_METHODS)
     if (force || typeof nativeHome[key] !== 'function')
       defineValue(nativeHome, key, realm.methods[key], true);
-  realm.receivers.add(nativePerformance);
+  realm.acceptHost();
 }

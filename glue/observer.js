@@ -9,10 +9,7 @@ import { OWNED_TYPES, typeIndex } from './timeline.js';
 
 const INTERNAL = Symbol('perfshim.internal');
 
-function warn(message) {
-  if (typeof console !== 'undefined' && console.warn)
-    console.warn(`PerformanceObserver: ${message}`);
-}
+const warn = (message) => globalThis.console?.warn?.(`PerformanceObserver: ${message}`);
 
 /** PerformanceObserverInit, members in lexicographic order: buffered, entryTypes, type. */
 function toObserverInit(v, context) {
@@ -45,13 +42,9 @@ function filterList(list, name, type) {
 }
 
 export function createObserverClasses(timeline) {
-  const supported = Object.freeze(
-    Array.from(new Set([...nativeSupportedTypes, ...OWNED_TYPES])).sort(),
-  );
+  const supported = Object.freeze([...new Set([...nativeSupportedTypes, ...OWNED_TYPES])].sort());
   const supportedSet = new Set(supported);
-  const hostTypes = new Set(
-    timeline.host ? nativeSupportedTypes.filter((t) => typeIndex(t) < 0) : [],
-  );
+  const hostTypes = new Set(timeline.host ? timeline.hostTypes : []);
 
   class PerformanceObserverEntryList {
     #list;
@@ -119,16 +112,14 @@ export function createObserverClasses(timeline) {
     observe(options = undefined) {
       const context = this.#check('observe');
       const init = toObserverInit(options, context);
-      if (init.entryTypes === undefined && init.type === undefined) {
+      if (init.entryTypes === undefined && init.type === undefined)
         throw new TypeError(
           `${context}: An observe() call must include either entryTypes or type arguments.`,
         );
-      }
-      if (init.entryTypes !== undefined && init.type !== undefined) {
+      if (init.entryTypes !== undefined && init.type !== undefined)
         throw new TypeError(
           `${context}: An observe() call must not include both entryTypes and type arguments.`,
         );
-      }
       if (init.entryTypes !== undefined && init.buffered !== undefined) {
         // The draft makes this a TypeError; browsers ignore `buffered` here and conformance
         // tests rely on that, so we do too.
@@ -146,32 +137,29 @@ export function createObserverClasses(timeline) {
         );
       }
       this.#requiresDropped = true;
-      if (this.#observerType === 'multiple') {
+      let registered = init; // the options this call registers
+      if (kind === 'multiple') {
         const types = init.entryTypes.filter((t) => supportedSet.has(t));
-        if (types.length !== init.entryTypes.length) {
-          warn(
-            `ignoring unsupported entryTypes: ${init.entryTypes.filter((t) => !supportedSet.has(t)).join(', ')}.`,
-          );
-        }
+        const unsupported = init.entryTypes.filter((t) => !supportedSet.has(t));
+        if (unsupported.length) warn(`ignoring unsupported entryTypes: ${unsupported.join(', ')}.`);
         if (types.length === 0) {
           warn('no supported entryTypes: the observer was not registered.');
           return;
         }
-        this.#options = [{ entryTypes: types }];
-        this.#register();
-        this.#syncHost(this.#options[0]);
-        return;
+        registered = { entryTypes: types };
+        this.#options = [registered];
+      } else {
+        if (!supportedSet.has(init.type)) {
+          warn(`ignoring unsupported type '${init.type}'.`);
+          return;
+        }
+        const i = this.#options.findIndex((o) => o.type === init.type);
+        if (i >= 0) this.#options[i] = init;
+        else this.#options.push(init);
       }
-      if (!supportedSet.has(init.type)) {
-        warn(`ignoring unsupported type '${init.type}'.`);
-        return;
-      }
-      const i = this.#options.findIndex((o) => o.type === init.type);
-      if (i >= 0) this.#options[i] = init;
-      else this.#options.push(init);
       this.#register();
-      this.#syncHost(init);
-      const t = typeIndex(init.type);
+      this.#syncHost(registered);
+      const t = typeIndex(init.type); // -1 for entryTypes (whose buffered flag is dropped)
       if (init.buffered && t >= 0) {
         // Entries in buffer order (insertion order).
         for (const e of timeline.owned(t, null)) this.#buffer.push(e);
@@ -200,10 +188,8 @@ export function createObserverClasses(timeline) {
         if (types.length) this.#hostObserver().observe({ entryTypes: types });
         else this.#dropHost();
       } else if (hostTypes.has(init.type)) {
-        const options = { type: init.type, buffered: !!init.buffered };
-        if (init.durationThreshold !== undefined)
-          options.durationThreshold = init.durationThreshold;
-        this.#hostObserver().observe(options);
+        // type, buffered and (for 'event') durationThreshold, as given.
+        this.#hostObserver().observe({ ...init, buffered: !!init.buffered });
       }
     }
 

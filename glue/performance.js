@@ -11,10 +11,16 @@ import {
   PS_ARG_ABSENT as ABSENT,
   PS_ARG_TIME as TIME,
   PS_ARG_MARK as NAMED,
-  PS_ARG_UNKNOWN_MARK as UNKNOWN,
   PS_ARG_HOST_ERROR as HOST_ERROR,
 } from './abi.js';
-import { requireArgs, toDOMString, toDouble, toStringOrDouble, isObject } from './webidl.js';
+import {
+  requireArgs,
+  toDOMString,
+  toDouble,
+  toStringOrDouble,
+  isObject,
+  defineValue,
+} from './webidl.js';
 import { cloneDetail } from './clone.js';
 import {
   PerformanceEntry,
@@ -23,7 +29,7 @@ import {
   markSteps,
   webidlShape,
 } from './entries.js';
-import { Timeline } from './timeline.js';
+import { Timeline, typeIndex } from './timeline.js';
 import { createObserverClasses } from './observer.js';
 import {
   native,
@@ -36,21 +42,11 @@ import {
   adoptHostPerformance,
 } from './host.js';
 
-const CTX = Object.fromEntries(
-  [
-    'mark',
-    'measure',
-    'clearMarks',
-    'clearMeasures',
-    'getEntries',
-    'getEntriesByType',
-    'getEntriesByName',
-  ].map((op) => [op, failed(op, 'Performance')]),
-);
+const OPS = 'mark measure clearMarks clearMeasures getEntries getEntriesByType getEntriesByName';
+const CTX = Object.fromEntries(OPS.split(' ').map((op) => [op, failed(op, 'Performance')]));
 
 export function createRealm(core, { host = true, measureMemory = null } = {}) {
   const timeline = new Timeline(core, { host });
-  const out = () => core.out();
   const { PerformanceObserver, PerformanceObserverEntryList } = createObserverClasses(timeline);
   // Host observers (the host's own PerformanceObserver class, held by code that took it before
   // install, e.g. from 'node:perf_hooks') watching mark/measure: counted by install.js.
@@ -58,18 +54,10 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
 
   /** Make the host create (and queue) its own copy of an entry. */
   function hostCopy(type, entry) {
+    const { name, startTime, duration, detail } = entry;
     try {
-      if (type === MARK)
-        native.mark.call(nativePerformance, entry.name, {
-          startTime: entry.startTime,
-          detail: entry.detail,
-        });
-      else
-        native.measure.call(nativePerformance, entry.name, {
-          start: entry.startTime,
-          duration: entry.duration,
-          detail: entry.detail,
-        });
+      if (type === MARK) native.mark.call(nativePerformance, name, { startTime, detail });
+      else native.measure.call(nativePerformance, name, { start: startTime, duration, detail });
     } catch {
       // A host that cannot represent the entry (e.g. a negative duration) simply misses it.
     }
@@ -90,7 +78,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   /** Run `fn` while the host's buffer holds copies of our entries of `type` ('mark' or
    *  'measure'): a host observer's observe({type, buffered: true}) then sees them. */
   function withHostCopies(type, fn) {
-    const t = type === 'mark' ? MARK : MEASURE;
+    const t = typeIndex(type);
     for (const e of timeline.owned(t, null)) hostCopy(t, e);
     try {
       return fn();
@@ -103,69 +91,53 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     }
   }
 
-  // The objects the methods accept as `this`: our ponyfill performance and, once installed,
-  // any genuine host Performance of the realm (a brand check: Firefox and WebKit give the page
-  // that replaces an iframe's initial about:blank a new one). Identity first on the hot path;
-  // a new host object that is the global's performance becomes the host's (clock, entries).
-  let ponyfillPerformance = null;
+  // The objects the methods accept as `this`: our ponyfill performance and, once install() has
+  // put methods on the host's Performance (acceptHost()), any genuine host Performance of the
+  // realm (a brand check: Firefox and WebKit give the page that replaces an iframe's initial
+  // about:blank a new one). Identity first on the hot path; a new host object that is the
+  // global's performance becomes the host's (clock, entries).
   let hostAccepted = false;
-  const accepted = new Set();
-  const hostReceiver = (o) => {
+  function isReceiver(o) {
+    if (o === performance || (hostAccepted && o === nativePerformance)) return true;
     if (!hostAccepted || !isHostPerformance(o)) return false;
-    if (o !== nativePerformance && o === globalThis.performance) adoptHostPerformance(o);
+    if (o === globalThis.performance) adoptHostPerformance(o);
     return true;
-  };
-  const receivers = {
-    add(o) {
-      accepted.add(o);
-      if (o === nativePerformance) hostAccepted = true;
-    },
-    has(o) {
-      return accepted.has(o) || hostReceiver(o);
-    },
-  };
-
-  function check(self, op) {
-    if (self === ponyfillPerformance || (hostAccepted && self === nativePerformance)) return;
-    if (hostReceiver(self)) return;
-    throw new TypeError(`${failed(op, 'Performance')}: Illegal invocation`);
   }
 
-  // A time argument of measure(), after conversion: a number (a timestamp), a string (a mark
-  // name) or, for a PerformanceTiming attribute name that cannot be read, the error to throw.
-  // The core takes it as a kind and a value: the timestamp, the name's id (undefined for a
-  // name never used) or nothing.
+  /** The brand check of a method (`context`: its messages' CTX entry); returns the context. */
+  function check(self, context) {
+    if (!isReceiver(self)) throw new TypeError(`${context}: Illegal invocation`);
+    return context;
+  }
+
+  // A time argument of measure(), after conversion: absent, a number (a timestamp), a string
+  // (a mark name) or, for a PerformanceTiming attribute name that cannot be read, the error to
+  // throw. The core takes it as a kind and a value (the timestamp, the name's id or -1 for a
+  // name never used, else 0).
+  function argKind(a) {
+    if (a === undefined) return ABSENT;
+    if (typeof a === 'number') return TIME;
+    return typeof a === 'string' ? NAMED : HOST_ERROR;
+  }
   const argValue = (a) =>
-    typeof a === 'number' ? a : typeof a === 'string' ? timeline.names.get(a) : undefined;
-  const argKind = (a, value) =>
-    a === undefined
-      ? ABSENT
-      : typeof a === 'number'
-        ? TIME
-        : typeof a === 'string'
-          ? value === undefined
-            ? UNKNOWN
-            : NAMED
-          : HOST_ERROR;
+    typeof a === 'number' ? a : typeof a === 'string' ? (timeline.names.get(a) ?? -1) : 0;
 
   /** User Timing 3 §convert a name to a timestamp (PerformanceTiming attribute names): the
    *  timestamp, or the error to throw; any other name is returned as it is. */
   function timingArg(name, context) {
     if (typeof name !== 'string' || !TIMING_NAMES.has(name)) return name;
     const timing = isWindow && nativePerformance ? nativePerformance.timing : undefined;
-    if (!isWindow || !timing) {
+    if (!isWindow || !timing)
       return new TypeError(
         `${context}: '${name}' is a PerformanceTiming attribute and can only be used in a Window.`,
       );
-    }
     if (name === 'navigationStart') return 0;
     const end = timing[name];
-    if (end === 0) {
+    if (end === 0)
       return domException(
         'InvalidAccessError',
         `${context}: '${name}' is empty: either the event hasn't happened yet, or it would provide cross-origin timing information.`,
       );
-    }
     return end - timing.navigationStart;
   }
 
@@ -174,8 +146,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
 
   const methods = {
     mark(markName, markOptions = undefined) {
-      const context = CTX.mark;
-      check(this, 'mark');
+      const context = check(this, CTX.mark);
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(markName, context);
       const entry = markSteps(context, name, markOptions, addMark, context);
@@ -185,116 +156,88 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     },
 
     measure(measureName, startOrMeasureOptions = undefined, endMark = undefined) {
-      const context = CTX.measure;
-      check(this, 'measure');
+      const context = check(this, CTX.measure);
       requireArgs(arguments.length, 1, context);
       const name = toDOMString(measureName, context);
-      let hasOptions = 0,
+      let hasOptions = false,
         rawDetail;
       let start, duration, end; // converted values (string or number), undefined when absent
       const v = startOrMeasureOptions;
-      if (v === undefined || v === null || isObject(v)) {
-        if (v !== undefined && v !== null) {
-          // PerformanceMeasureOptions members in lexicographic order: detail, duration, end, start.
-          rawDetail = v.detail;
-          const d = v.duration;
-          if (d !== undefined) duration = toDouble(d, context, 'duration');
-          const e = v.end;
-          if (e !== undefined) end = toStringOrDouble(e, context, 'end');
-          const st = v.start;
-          if (st !== undefined) start = toStringOrDouble(st, context, 'start');
-          hasOptions =
-            rawDetail !== undefined ||
-            duration !== undefined ||
-            end !== undefined ||
-            start !== undefined
-              ? 1
-              : 0;
-        }
-      } else {
+      if (isObject(v)) {
+        // PerformanceMeasureOptions members in lexicographic order: detail, duration, end, start.
+        rawDetail = v.detail;
+        const d = v.duration;
+        if (d !== undefined) duration = toDouble(d, context, 'duration');
+        const e = v.end;
+        if (e !== undefined) end = toStringOrDouble(e, context, 'end');
+        const st = v.start;
+        if (st !== undefined) start = toStringOrDouble(st, context, 'start');
+        hasOptions =
+          rawDetail !== undefined || d !== undefined || e !== undefined || st !== undefined;
+      } else if (v !== undefined && v !== null) {
         start = toDOMString(v, context);
       }
-      let endGiven = 0;
-      if (endMark !== undefined) {
-        endGiven = 1;
-        const e = toDOMString(endMark, context);
-        if (!hasOptions) end = e;
-      }
+      // endMark is converted even where the options make it an error (the core's check).
+      const endName = endMark === undefined ? undefined : toDOMString(endMark, context);
+      if (!hasOptions && endName !== undefined) end = endName;
       // Only now, with every argument converted, are mark names looked up. Without a detail to
       // clone between deciding the times and buffering, the core does both in one call.
       const s = timingArg(start, context),
         e = timingArg(end, context);
       const buffer = rawDetail === undefined || rawDetail === null ? timeline.intern(name) + 1 : 0;
-      const sVal = argValue(s),
-        eVal = argValue(e);
-      const sKind = argKind(s, sVal),
-        eKind = argKind(e, eVal);
-      const dKind = duration === undefined ? ABSENT : TIME,
-        dVal = duration === undefined ? 0 : duration;
       // now() is read only when the algorithm takes the end time from it.
-      const now = eKind === ABSENT && !(sKind !== ABSENT && dKind !== ABSENT) ? nativeNow() : 0;
+      const now = e === undefined && (s === undefined || duration === undefined) ? nativeNow() : 0;
       const st = core.x.ps_usertiming_measure(
-        hasOptions,
-        endGiven,
-        sKind,
-        sVal === undefined ? 0 : sVal,
-        dKind,
-        dVal,
-        eKind,
-        eVal === undefined ? 0 : eVal,
+        hasOptions ? 1 : 0,
+        endName === undefined ? 0 : 1,
+        argKind(s),
+        argValue(s),
+        argKind(duration),
+        duration ?? 0,
+        argKind(e),
+        argValue(e),
         now,
         buffer,
       );
-      const o = out();
+      const o = core.out();
       if (st < 0 && st !== PS_E_LIMIT) {
-        const arg = o[2];
-        if (st === PS_E_HOST_ARG) throw arg === 0 ? s : e;
-        if (st === PS_E_SYNTAX) {
-          throw statusError(
-            st,
-            context,
-            `The mark '${nameInMessage(arg === 0 ? start : end)}' does not exist.`,
-          );
-        }
-        throw statusError(st, context);
+        if (st === PS_E_HOST_ARG) throw o[2] === 0 ? s : e;
+        const missing = o[2] === 0 ? start : end; // out[2]: the argument that failed
+        const message =
+          st === PS_E_SYNTAX && `The mark '${nameInMessage(missing)}' does not exist.`;
+        throw statusError(st, context, message);
       }
-      const startTime = o[0],
-        length = o[1];
       const entry = buffer
-        ? timeline.entry(MEASURE, st, name, startTime, length, null, context)
-        : timeline.add(MEASURE, name, startTime, length, cloneDetail(rawDetail, context), context);
+        ? timeline.entry(MEASURE, st, name, o[0], o[1], null, context)
+        : timeline.add(MEASURE, name, o[0], o[1], cloneDetail(rawDetail, context), context);
       timeline.queue(entry, MEASURE);
       if (hostWatchers.measure) toHost(MEASURE, entry);
       return entry;
     },
 
     clearMarks(markName = undefined) {
-      const context = CTX.clearMarks;
-      check(this, 'clearMarks');
+      const context = check(this, CTX.clearMarks);
       timeline.clear(MARK, markName === undefined ? null : toDOMString(markName, context));
     },
 
     clearMeasures(measureName = undefined) {
-      const context = CTX.clearMeasures;
-      check(this, 'clearMeasures');
+      const context = check(this, CTX.clearMeasures);
       timeline.clear(MEASURE, measureName === undefined ? null : toDOMString(measureName, context));
     },
 
     getEntries() {
-      check(this, 'getEntries');
+      check(this, CTX.getEntries);
       return timeline.filter(null, null);
     },
 
     getEntriesByType(type) {
-      const context = CTX.getEntriesByType;
-      check(this, 'getEntriesByType');
+      const context = check(this, CTX.getEntriesByType);
       requireArgs(arguments.length, 1, context);
       return timeline.filter(null, toDOMString(type, context));
     },
 
     getEntriesByName(name, type = undefined) {
-      const context = CTX.getEntriesByName;
-      check(this, 'getEntriesByName');
+      const context = check(this, CTX.getEntriesByName);
       requireArgs(arguments.length, 1, context);
       name = toDOMString(name, context);
       return timeline.filter(name, type === undefined ? null : toDOMString(type, context));
@@ -304,7 +247,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   // Measure Memory (the full entry passes its factory; the timeline-only build has none): the
   // same function under the current name and the older draft's.
   if (measureMemory) {
-    const measureUserAgentSpecificMemory = measureMemory(core, { brand: (t) => receivers.has(t) });
+    const measureUserAgentSpecificMemory = measureMemory(core, { brand: isReceiver });
     methods.measureUserAgentSpecificMemory = measureUserAgentSpecificMemory;
     methods.measureMemory = function measureMemory() {
       return measureUserAgentSpecificMemory.call(this);
@@ -328,48 +271,33 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     }
     toJSON() {
       const json = { timeOrigin };
-      if (nativePerformance && 'timing' in nativePerformance)
-        json.timing = nativePerformance.timing;
-      if (nativePerformance && 'navigation' in nativePerformance)
-        json.navigation = nativePerformance.navigation;
+      for (const key of ['timing', 'navigation'])
+        if (nativePerformance && key in nativePerformance) json[key] = nativePerformance[key];
       return json;
     }
   }
-  for (const [key, fn] of Object.entries(methods)) {
-    Object.defineProperty(Performance.prototype, key, {
-      value: fn,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  }
-  if (nativePerformance) {
-    // Host extras (timing, navigation, eventCounts, memory, ...) read through to the host.
-    for (const key of ['timing', 'navigation', 'eventCounts', 'memory', 'interactionCount']) {
-      if (!(key in nativePerformance)) continue;
-      Object.defineProperty(Performance.prototype, key, {
-        get() {
-          return nativePerformance[key];
-        },
-        enumerable: true,
-        configurable: true,
-      });
-    }
+  const proto = Performance.prototype;
+  for (const [key, fn] of Object.entries(methods)) defineValue(proto, key, fn, true);
+  // Host extras (timing, navigation, eventCounts, memory, ...) read through to the host.
+  for (const key of ['timing', 'navigation', 'eventCounts', 'memory', 'interactionCount']) {
+    const get = () => nativePerformance[key];
+    if (nativePerformance && key in nativePerformance)
+      Object.defineProperty(proto, key, { get, enumerable: true, configurable: true });
   }
   webidlShape(Performance, 'Performance');
   const performance = new Performance(PERF_TOKEN);
-  ponyfillPerformance = performance;
-  receivers.add(performance);
 
   return {
     core,
     timeline,
     methods,
-    receivers,
+    /** install() put methods on the host's Performance: accept it (and its successors) as `this`. */
+    acceptHost() {
+      hostAccepted = true;
+    },
     hostWatchers,
     withHostCopies,
     performance,
-    Performance,
     PerformanceEntry,
     PerformanceMark,
     PerformanceMeasure,
@@ -377,7 +305,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     PerformanceObserverEntryList,
     /** Cap the buffer of 'mark' or 'measure' (0 = unbounded, the default). */
     setBufferLimit(type, max) {
-      const t = type === 'mark' ? MARK : type === 'measure' ? MEASURE : -1;
+      const t = typeIndex(type);
       if (t < 0)
         throw new TypeError(
           `setBufferLimit: unknown entry type '${type}' (expected 'mark' or 'measure')`,
@@ -393,9 +321,10 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
     droppedEntries(type) {
       return timeline.dropped(type);
     },
-    /** Buffer a mark or measure made elsewhere (the host's, at install) as one of ours. */
+    /** Buffer a 'mark' or 'measure' made elsewhere (the host's, at install) as one of ours. */
     adopt(type, name, startTime, duration, detail) {
-      return timeline.add(type, name, startTime, type === MARK ? 0 : duration, detail, 'perfshim');
+      const t = typeIndex(type);
+      return timeline.add(t, name, startTime, t === MARK ? 0 : duration, detail, 'perfshim');
     },
   };
 }

@@ -9,15 +9,10 @@ import { install as installInto } from './install.js';
 const KEY = Symbol.for('perfshim.realm');
 const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore(loadTimelineCore)));
 
-export const performance = realm.performance;
-export const PerformanceEntry = realm.PerformanceEntry;
-export const PerformanceMark = realm.PerformanceMark;
-export const PerformanceMeasure = realm.PerformanceMeasure;
-export const PerformanceObserver = realm.PerformanceObserver;
-export const PerformanceObserverEntryList = realm.PerformanceObserverEntryList;
-/** Cap the 'mark' or 'measure' buffer (0 = unbounded); see the full entry. */
-export const setBufferLimit = realm.setBufferLimit;
-export const droppedEntries = realm.droppedEntries;
+export const { performance, PerformanceEntry, PerformanceMark, PerformanceMeasure } = realm;
+export const { PerformanceObserver, PerformanceObserverEntryList } = realm;
+// setBufferLimit caps the 'mark' or 'measure' buffer (0 = unbounded); see the full entry.
+export const { setBufferLimit, droppedEntries } = realm;
 
 /** Install User Timing + Performance Timeline on the globals ({ force } as the full entry). */
 export function install(options) {

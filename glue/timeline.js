@@ -14,82 +14,40 @@ import {
   isNode,
 } from './host.js';
 
-export const OWNED_TYPES = Object.assign([], {
-  [PS_TYPE_MARK]: 'mark',
-  [PS_TYPE_MEASURE]: 'measure',
-});
-const TYPE_INDEX = new Map(OWNED_TYPES.map((t, i) => [t, i]));
-export const typeIndex = (type) => {
-  const i = TYPE_INDEX.get(type);
-  return i === undefined ? -1 : i;
-};
+/** The entry types perfshim owns, at their core type codes. */
+export const OWNED_TYPES = [];
+OWNED_TYPES[PS_TYPE_MARK] = 'mark';
+OWNED_TYPES[PS_TYPE_MEASURE] = 'measure';
+/** The core type code of an entry type, -1 for a type perfshim does not own. */
+export const typeIndex = (type) => OWNED_TYPES.indexOf(type);
 
 // The names a browser's own entry types can carry, from their specs: a URL (resource,
 // navigation, soft-navigation: always with a scheme, so with ':'), or one of a few fixed names.
 // A host with any other type may name entries anything: it is always asked.
 const URL_NAMED = new Set(['resource', 'navigation', 'soft-navigation']);
-const INPUT_EVENTS = [
-  'auxclick',
-  'click',
-  'contextmenu',
-  'dblclick',
-  'mousedown',
-  'mouseenter',
-  'mouseleave',
-  'mouseout',
-  'mouseover',
-  'mouseup',
-  'pointerover',
-  'pointerenter',
-  'pointerdown',
-  'pointerup',
-  'pointercancel',
-  'pointerout',
-  'pointerleave',
-  'gotpointercapture',
-  'lostpointercapture',
-  'touchstart',
-  'touchend',
-  'touchcancel',
-  'keydown',
-  'keypress',
-  'keyup',
-  'beforeinput',
-  'input',
-  'compositionstart',
-  'compositionupdate',
-  'compositionend',
-  'dragstart',
-  'dragend',
-  'dragenter',
-  'dragleave',
-  'dragover',
-  'drop',
-];
+const INPUT_EVENTS =
+  'auxclick click contextmenu dblclick mousedown mouseenter mouseleave mouseout mouseover mouseup ' +
+  'pointerover pointerenter pointerdown pointerup pointercancel pointerout pointerleave ' +
+  'gotpointercapture lostpointercapture touchstart touchend touchcancel keydown keypress keyup ' +
+  'beforeinput input compositionstart compositionupdate compositionend ' +
+  'dragstart dragend dragenter dragleave dragover drop';
+// Per type, its entries' names, separated by spaces ('': the empty name).
 const FIXED_NAMES = {
-  paint: ['first-paint', 'first-contentful-paint'],
-  'largest-contentful-paint': [''],
-  'interaction-contentful-paint': [''], // Chromium's soft-navigation paints, named as LCP's
-  'layout-shift': [''],
-  element: ['image-paint', 'text-paint'],
-  'visibility-state': ['visible', 'hidden'],
-  longtask: [
-    'unknown',
-    'self',
-    'same-origin-ancestor',
-    'same-origin-descendant',
-    'same-origin',
-    'cross-origin-ancestor',
-    'cross-origin-descendant',
-    'cross-origin-unreachable',
-    'multiple-contexts',
-  ],
-  taskattribution: ['unknown', 'script'],
+  paint: 'first-paint first-contentful-paint',
+  'largest-contentful-paint': '',
+  'interaction-contentful-paint': '', // Chromium's soft-navigation paints, named as LCP's
+  'layout-shift': '',
+  element: 'image-paint text-paint',
+  'visibility-state': 'visible hidden',
+  longtask:
+    'unknown self same-origin-ancestor same-origin-descendant same-origin cross-origin-ancestor ' +
+    'cross-origin-descendant cross-origin-unreachable multiple-contexts',
+  taskattribution: 'unknown script',
   event: INPUT_EVENTS,
   'first-input': INPUT_EVENTS,
-  'back-forward-cache-restoration': [''],
-  'long-animation-frame': [],
-  script: [],
+  'back-forward-cache-restoration': '',
+  'long-animation-frame': 'long-animation-frame',
+  script: 'script',
 };
 
 /** For a browser's own entry types: a test of whether a name may be one of their entries'
@@ -100,11 +58,24 @@ export function hostNameFilter(types) {
   for (const t of types) {
     if (URL_NAMED.has(t)) continue;
     const names = FIXED_NAMES[t];
-    if (!names) return null;
-    for (const n of names) fixed.add(n);
+    if (typeof names !== 'string') return null;
+    for (const n of names.split(' ')) fixed.add(n);
     fixed.add(t);
   }
   return (name) => name.includes(':') || fixed.has(name);
+}
+
+/** The host's getEntriesByName(name, type), getEntriesByType(type) or getEntries() (null: not
+ *  given); a host query that throws (e.g. Node's stack overflow) yields nothing. */
+export function hostQuery(name, type) {
+  try {
+    if (name !== null)
+      return native.getEntriesByName.call(nativePerformance, name, type ?? undefined);
+    if (type !== null) return native.getEntriesByType.call(nativePerformance, type);
+    return native.getEntries.call(nativePerformance);
+  } catch {
+    return [];
+  }
 }
 
 /** Merge two lists sorted by startTime (stable: `a` first on ties). */
@@ -130,9 +101,8 @@ export class Timeline {
     // that slot's values, objects[type][j] the array of its entry objects.
     this.chunks = OWNED_TYPES.map(() => []);
     this.objects = OWNED_TYPES.map(() => []);
-    this.host =
-      host && !!nativePerformance && !!native.getEntriesByType && !!native.getEntriesByName;
-    this.hostTypes = nativeSupportedTypes.filter((t) => !TYPE_INDEX.has(t));
+    this.host = host && !!native.getEntriesByType && !!native.getEntriesByName; // (null: no host)
+    this.hostTypes = nativeSupportedTypes.filter((t) => typeIndex(t) < 0);
     this.hostMayName = isNode ? null : hostNameFilter(this.hostTypes);
     this.registered = []; // registered performance observers (spec order)
     this.interested = OWNED_TYPES.map(() => []); // per owned type: registered observers
@@ -190,11 +160,8 @@ export class Timeline {
 
   /** Our entries of an owned type index (or -1 = all owned types), optionally one name. */
   owned(type, name) {
-    let id = -1;
-    if (name !== null) {
-      id = this.names.get(name);
-      if (id === undefined) return [];
-    }
+    const id = name === null ? -1 : this.names.get(name);
+    if (id === undefined) return []; // a name no entry has
     const core = this.core;
     const n = core.check(core.x.ps_timeline_query(type, id), 'perfshim');
     const mem = core.u32(),
@@ -212,38 +179,16 @@ export class Timeline {
   /** The host's entries of the types we do not own, asked the way that host answers fastest. */
   hostEntries(name, type) {
     if (!this.host) return [];
-    if (type !== null) return this.hostOfType(name, type);
+    if (type !== null) return hostQuery(name, type);
     if (!isNode || !this.hostTypes.length) {
       // A name none of the host's types can carry (most mark names): no host query at all.
       if (name !== null && this.hostMayName && !this.hostMayName(name)) return [];
       // Browsers index their buffers by name but scan for (name, type): one query, filtered.
-      let all;
-      try {
-        all =
-          name === null
-            ? native.getEntries.call(nativePerformance)
-            : native.getEntriesByName.call(nativePerformance, name);
-      } catch {
-        return [];
-      }
-      return all.length ? all.filter((e) => !TYPE_INDEX.has(e.entryType)) : all;
+      const all = hostQuery(name, null);
+      return all.length ? all.filter((e) => typeIndex(e.entryType) < 0) : all;
     }
     // Node scans every buffer for a name (its own marks too): ask type by type instead.
-    let out = [];
-    for (const t of this.hostTypes) {
-      const list = this.hostOfType(name, t);
-      if (list.length) out = out.length ? mergeSorted(out, list) : list;
-    }
-    return out;
-  }
-
-  hostOfType(name, type) {
-    try {
-      if (name === null) return native.getEntriesByType.call(nativePerformance, type);
-      return native.getEntriesByName.call(nativePerformance, name, type);
-    } catch {
-      return []; // a host query that throws (e.g. Node's stack overflow) yields nothing
-    }
+    return this.hostTypes.reduce((out, t) => mergeSorted(out, hostQuery(name, t)), []);
   }
 
   /** Performance Timeline §filter buffer map by name and type. */
@@ -257,11 +202,8 @@ export class Timeline {
 
   /** clearMarks/clearMeasures: drop the entries and our references to them. */
   clear(type, name) {
-    let id = -1;
-    if (name !== null) {
-      id = this.names.get(name);
-      if (id === undefined) return;
-    }
+    const id = name === null ? -1 : this.names.get(name);
+    if (id === undefined) return;
     const core = this.core;
     const n = core.check(core.x.ps_timeline_clear(type, id), 'perfshim');
     if (id < 0) {
@@ -303,8 +245,7 @@ export class Timeline {
 
   runTask() {
     this.taskQueued = false;
-    const notify = this.registered.slice();
-    for (const reg of notify) {
+    for (const reg of this.registered.slice()) {
       try {
         reg.deliver();
       } catch (e) {

@@ -1,12 +1,12 @@
 // WebIDL argument conversion, as far as these APIs need it (the one module for it): DOMString,
-// double (finite), unsigned long, dictionaries, unions of DOMString and double, and argument counts.
+// double (finite), unsigned long, dictionaries, unions of DOMString and double, and argument counts;
+// and the data properties of operations and interface objects.
 
 export function requireArgs(n, needed, context) {
-  if (n < needed) {
+  if (n < needed)
     throw new TypeError(
       `${context}: ${needed} argument${needed > 1 ? 's' : ''} required, but only ${n} present.`,
     );
-  }
 }
 
 /** WebIDL DOMString: ToString, which throws a TypeError for symbols. */
@@ -47,3 +47,9 @@ export function dictionarySource(v, context, dictName) {
 }
 
 export const isObject = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
+
+/** Define a data property as WebIDL does an operation (enumerable) or an interface object on the
+ *  global (not enumerable): writable and configurable. */
+export function defineValue(obj, key, value, enumerable) {
+  Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
+}

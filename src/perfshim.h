@@ -95,11 +95,11 @@ PS_API int32_t ps_timeline_release_names(void);
 
 /* ---------------------------------------------------------------------------------------------
  * User Timing (usertiming.c). A time argument is a kind plus a value: absent, a timestamp, a
- * mark name id, a name that was never interned (no such mark), or one the shim failed to
- * convert (PerformanceTiming names: the shim rethrows its own error at the spec's moment).
+ * mark name id (negative for a name that was never interned: no such mark), or one the shim
+ * failed to convert (PerformanceTiming names: the shim rethrows its own error at the spec's
+ * moment).
  */
-enum { PS_ARG_ABSENT = 0, PS_ARG_TIME = 1, PS_ARG_MARK = 2, PS_ARG_UNKNOWN_MARK = 3,
-       PS_ARG_HOST_ERROR = 4 };
+enum { PS_ARG_ABSENT = 0, PS_ARG_TIME = 1, PS_ARG_MARK = 2, PS_ARG_HOST_ERROR = 4 };
 
 /* User Timing 3 §measure() steps 1–3: the option checks, then end time, then start time, with
  * the spec's exceptions in the spec's order. `has_options` is 1 when startOrMeasureOptions is a

@@ -19,13 +19,12 @@ static int to_timestamp(int32_t kind, double val, int arg, int neg_status, doubl
         *out = val;
         return PS_OK;
     case PS_ARG_MARK: {
+        if (val < 0) return PS_E_SYNTAX; /* a name never interned */
         int32_t slot = ps__timeline_last_mark((uint32_t)val);
         if (slot < 0) return PS_E_SYNTAX;
         *out = ps__timeline_start((uint32_t)slot);
         return PS_OK;
     }
-    case PS_ARG_UNKNOWN_MARK:
-        return PS_E_SYNTAX;
     case PS_ARG_HOST_ERROR:
         return PS_E_HOST_ARG;
     default:

@@ -140,7 +140,7 @@ TEST(measure_option_rules_follow_the_spec_order)
     CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, PS_ARG_TIME, 1, 0, 0, 9, 0), PS_E_MEASURE_NO_RANGE);
     CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, 1, PS_ARG_TIME, 1, PS_ARG_TIME, 3, 9, 0), PS_E_MEASURE_OVERSPEC);
     /* end is converted before start: an unknown end wins over a negative start */
-    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_UNKNOWN_MARK, 0, 9, 0), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_MARK, -1, 9, 0), PS_E_SYNTAX);
     CHECK_EQ_DBL(out[2], 2);
     CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9, 0), PS_E_NEGATIVE_START);
     CHECK_EQ_INT(ps_usertiming_measure(1, 0, 0, 0, 0, 0, PS_ARG_TIME, -2, 9, 0), PS_E_NEGATIVE_END);
@@ -177,7 +177,7 @@ TEST(a_measure_without_detail_is_decided_and_buffered_in_one_call)
     CHECK_EQ_DBL(ps_out_ptr()[0], 4);
     CHECK_EQ_DBL(ps_out_ptr()[1], 6);
     /* an exception buffers nothing */
-    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_UNKNOWN_MARK, 0, 0, 0, PS_ARG_ABSENT, 0, 10, (uint32_t)m + 1), PS_E_SYNTAX);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, -1, 0, 0, PS_ARG_ABSENT, 0, 10, (uint32_t)m + 1), PS_E_SYNTAX);
     CHECK_EQ_INT(ps_usertiming_measure(1, 0, PS_ARG_TIME, -1, 0, 0, PS_ARG_TIME, 2, 9, (uint32_t)m + 1), PS_E_NEGATIVE_START);
     CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MEASURE, m), 1);
     /* a full buffer: dropped and counted, the times still given back for the entry object */

@@ -51,3 +51,9 @@ test('a host type with unknown names means the host is always asked', () => {
   assert.equal(typeof hostNameFilter([]), 'function');
   assert.equal(hostNameFilter([])('anything'), false);
 });
+
+test('a host type named like an Object.prototype member is a type with unknown names', () => {
+  // The table of known names is a plain object: its inherited members are not names.
+  for (const type of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+    assert.equal(hostNameFilter([...CHROMIUM, type]), null, type);
+});
