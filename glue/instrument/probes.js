@@ -12,10 +12,13 @@
 // (list: name, index into urls, line, column per frame).
 //
 // Protocol (what the transform emits per function):
-//   let t = __ps.e(id); try { body } finally { __ps.x(t); }
+//   let t = __ps.e(id); try { body; __ps.x(t); } catch (e) { __ps.x(t); throw e; }
+// with every `return E` of the body as `return __ps.r(E, t)` (generators, and async functions
+// with a `finally` of their own: `try { body } finally { __ps.x(t); }`).
 // `e` pushes and returns the depth before the push; `x(t)` restores that depth (so an exception,
-// an early return or a frame an uninstrumented callback left behind cannot unbalance the stack)
-// and returns -1. At a suspension point (await, yield) the frame is popped after the operand is
+// an early return or a frame an uninstrumented callback left behind cannot unbalance the stack;
+// a second exit to the same depth changes nothing) and returns -1; `r(v, t)` does the same and
+// returns v. At a suspension point (await, yield) the frame is popped after the operand is
 // evaluated, `t` becomes -1, and the resume re-enters at whatever depth the resumer has:
 //   __ps.q(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
 // `x(-1)` does nothing, so a function that ends while suspended pops nothing twice.
@@ -58,6 +61,14 @@ export function createProbes() {
       }
       return -1;
     },
+    r(v, t) {
+      if (t >= 0) {
+        const S = P.S;
+        S[0] = t;
+        if (S[1] !== 0) P.L(-1, t);
+      }
+      return v;
+    },
     p(v) {
       return v;
     },
@@ -72,7 +83,10 @@ export function createProbes() {
   P.S[1] = 1;
   for (const f of [() => {}, L]) {
     P.L = f;
-    for (let i = 0; i < 32; i++) P.x(P.e(0));
+    for (let i = 0; i < 32; i++) {
+      P.x(P.e(0));
+      P.r(i, P.e(0));
+    }
   }
   P.S[1] = 0;
   return P;
@@ -80,7 +94,7 @@ export function createProbes() {
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.2';
+export const PROBES_KEY = 'perfshim.probes.3';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

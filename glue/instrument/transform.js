@@ -169,6 +169,17 @@ function conflicting(stmts) {
   return fns.filter((f) => vars.has(f.id.name) || count.get(f.id.name) > 1);
 }
 
+/** Whether a function body has a `try … finally` of its own (not in nested functions). */
+function hasFinally(node) {
+  if (FUNCTION.has(node.type)) return false;
+  if (node.type === 'TryStatement' && node.finalizer) return true;
+  let found = false;
+  children(node, (c) => {
+    found = found || hasFinally(c);
+  });
+  return found;
+}
+
 function children(node, visit) {
   for (const key in node) {
     if (key === 'loc' || key === 'type' || key === 'start' || key === 'end') continue;
@@ -225,17 +236,22 @@ export function instrument(
 
   function fn(node) {
     const index = frameOf(node);
-    const f = { index, async: node.async, generator: node.generator };
+    // Generators, and async functions with a `finally` of their own, keep a `finally` exit (see
+    // the header); every other function exits through `return __ps.r(E, __pst)`, an explicit
+    // exit at the end of its body and a `catch` that exits and rethrows.
+    const guard = node.generator || (node.async && hasFinally(node.body));
+    const f = { index, async: node.async, generator: node.generator, returns: !guard };
     const enter = `let __pst=__ps.e(${base}+${index});try{`;
-    const leave = `}finally{__ps.x(__pst)}`;
+    const leave = guard ? '}finally{__ps.x(__pst)}' : '}catch(__pse){__ps.x(__pst);throw __pse}';
+    const fall = guard ? '' : ';__ps.x(__pst)'; // falling off the end of a block body
     const body = node.body;
     if (body.type !== 'BlockStatement') {
       // From after `=>` to the arrow's end: a parenthesized body's parens are outside `body`.
       const params = node.params;
       const from =
         code.indexOf('=>', params.length ? params[params.length - 1].end : node.start) + 2;
-      s.appendRight(from, `{${enter}return (`);
-      s.prependLeft(node.end, `)${leave}}`);
+      s.appendRight(from, guard ? `{${enter}return (` : `{${enter}return __ps.r((`);
+      s.prependLeft(node.end, `${guard ? ')' : '),__pst)'}${leave}}`);
     } else {
       let at = body.start + 1;
       const stmts = body.body;
@@ -243,10 +259,10 @@ export function instrument(
       for (; i < stmts.length && stmts[i].directive !== undefined; i++) at = stmts[i].end;
       for (const k of conflicting(stmts.slice(i))) s.move(k.start, k.end, at);
       if (at === body.end - 1) {
-        s.appendLeft(at, enter + leave); // nothing to wrap: one insertion keeps the order
+        s.appendLeft(at, enter + fall + leave); // nothing to wrap: one insertion keeps the order
       } else {
         s.appendRight(at, enter);
-        s.prependLeft(body.end - 1, leave);
+        s.prependLeft(body.end - 1, fall + leave);
       }
     }
     fnStack.push(f);
@@ -254,6 +270,18 @@ export function instrument(
     children(node, walk);
     anc.pop();
     fnStack.pop();
+  }
+
+  function ret(node) {
+    // return E → return __ps.r(E, __pst): the frame exits once E is evaluated, E passes through.
+    const arg = node.argument;
+    if (!arg) {
+      s.appendLeft(node.start + 6, ' __ps.r(void 0,__pst)'); // after the keyword `return`
+      return;
+    }
+    const seq = arg.type === 'SequenceExpression'; // return a, b → __ps.r((a, b), __pst)
+    s.appendRight(arg.start, seq ? '__ps.r((' : '__ps.r(');
+    s.prependLeft(arg.end, seq ? '),__pst)' : ',__pst)');
   }
 
   function suspend(node) {
@@ -277,6 +305,7 @@ export function instrument(
     const f = fnStack[fnStack.length - 1];
     // A suspension belongs to the innermost function; arrows cannot yield.
     if (f && (node.type === 'AwaitExpression' || node.type === 'YieldExpression')) suspend(node);
+    if (f && f.returns && node.type === 'ReturnStatement') ret(node);
     if (f && (f.async || f.generator)) {
       if (node.type === 'CatchClause') s.appendRight(node.body.start + 1, reenter(f));
       if (node.type === 'TryStatement' && node.finalizer)
