@@ -292,7 +292,8 @@ export function instrument(
       return;
     }
     const seq = arg.type === 'SequenceExpression'; // return a, b → __ps.r((a, b), __pst)
-    s.appendRight(arg.start, seq ? '__ps.r((' : '__ps.r(');
+    const gap = arg.start === node.start + 6 ? ' ' : ''; // return{…} (minified) → return __ps.r({…}
+    s.appendRight(arg.start, `${gap}__ps.r(${seq ? '(' : ''}`);
     s.prependLeft(arg.end, seq ? '),__pst)' : ',__pst)');
   }
 

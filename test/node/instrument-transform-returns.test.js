@@ -36,6 +36,7 @@ const returnForms = `(function forms() {
     else return /re/.source }
   function paren(a) { return(a, a * 2) }
   function tpl(a) { return \`t\${a}\` }
+  function tight(a) { return{k:a}.k+[a][0]+-a+!a+"s"+\`\${a}\` }
   const arrow = (x) => x * 2;
   const arrowObj = () => ({ k: 2 });
   const arrowSeq = (x) => (x, x + 3);
@@ -47,7 +48,7 @@ const returnForms = `(function forms() {
   a.g = 4;
   const errs = [C, D].map((K) => { try { new K(); return 'no error'; } catch (e) { return e.constructor.name; } });
   return [seq(1), asi(1), bare(), none(), obj(), fnv()(), sw(1), sw(3), sw(9), w({ x: 1 }),
-    cond(2), cond(1), cond(0), paren(3), tpl(4), arrow(2), arrowObj(), arrowSeq(1), a.g, new B().v,
+    cond(2), cond(1), cond(0), paren(3), tpl(4), tight(1), arrow(2), arrowObj(), arrowSeq(1), a.g, new B().v,
     new B({ own: 1 }), errs];
 })()`;
 
@@ -74,6 +75,7 @@ test('every form of return passes its value through unchanged', () => {
     're',
     6,
     't4',
+    '1s1',
     4,
     { k: 2 },
     4,
