@@ -54,23 +54,26 @@ export function createProbes() {
       return base;
     },
     e(id) {
-      const d = S[0];
-      S[d + 2] = id;
-      S[0] = d + 1;
-      if (S[1] !== 0) L(id, d);
+      const s = S,
+        d = s[0];
+      s[d + 2] = id;
+      s[0] = d + 1;
+      if (s[1]) L(id, d);
       return d;
     },
     x(t) {
       if (t >= 0) {
-        S[0] = t;
-        if (S[1] !== 0) L(-1, t);
+        const s = S;
+        s[0] = t;
+        if (s[1]) L(-1, t);
       }
       return -1;
     },
     r(v, t) {
       if (t >= 0) {
-        S[0] = t;
-        if (S[1] !== 0) L(-1, t);
+        const s = S;
+        s[0] = t;
+        if (s[1]) L(-1, t);
       }
       return v;
     },
