@@ -5,19 +5,17 @@
 // function's name and position in the ORIGINAL source (through the input map when there is one).
 //
 // Per function (declarations, expressions, arrows, methods, accessors, constructors):
-//   { "directives"; hoisted function declarations; let __pst = __ps.e(B + i); try { body;
-//     __ps.x(__pst) } catch (__pse) { __ps.x(__pst); throw __pse } }
-// with every `return E` of the function's own body as `return __ps.r(E, __pst)` (`return;` →
-// `return __ps.r(void 0, __pst)`; `return a, b` → `__ps.r((a, b), __pst)`): the frame exits once
-// E is evaluated, E passes through. Not `try { body } finally { __ps.x(__pst) }`: in
-// SpiderMonkey a try/finally function reading the probes' global bindings cost ~3.5 ns more per
-// call, and in V8 11 (Node 20) ~3 ns (docs/instrument.md). A user's own `finally` after a
-// `return` therefore runs after the exit (its time counts for the caller); if it throws, the
-// catch exits again, which changes nothing (x restores an absolute depth).
-// Generators, and async functions with a `finally` of their own, keep `try { body } finally {
-// __ps.x(__pst) }`: gen.return() resumes a suspended generator with a return completion that no
-// catch sees, and a finally that awaits after a return re-enters the frame; only a finally exits
-// both.
+//   { "directives"; hoisted function declarations; let __pst = __ps.e(B + i), __psv;
+//     __psx: try { body } catch (__pse) { __ps.x(__pst); throw __pse }
+//     return __ps.r(__psv, __pst) }
+// with every `return E` of the function's own body as `{ __psv = E; break __psx }` (`return;` →
+// `__psv = void 0`; `return a, b` → `__psv = (a, b)`): one exit per function, after the `try`,
+// which passes the value through. Not `try { body } finally { __ps.x(__pst) }` (SpiderMonkey
+// made a `finally` dearer) and not an exit call per `return` (each call site spends V8's
+// inlining budget: docs/instrument.md). A user's own `finally` after a `return` runs before the
+// exit, inside the frame; a `finally` that throws is caught by the `catch`, which exits.
+// Generators keep `try { body } finally { __ps.x(__pst) }`: gen.return() resumes a suspended
+// generator with a return completion that neither the `catch` nor the exit after the `try` sees.
 // A body-level function declaration that clashes with a `var` of the body (or another function)
 // is moved ahead of the `try` (in a block that would be a SyntaxError); the others stay. An
 // arrow's expression body becomes `{ ...; try { return __ps.r((expr), __pst) } catch … }`. In
@@ -26,8 +24,8 @@
 // rejected await lands there without the frame), and `for await` loops pop around their
 // implicit awaits.
 //
-// Costs: one parse, one walk, O(functions) insertions; the output grows by ~90 bytes a function
-// (and ~14 a return) plus the probe runtime (~1 KB) once per file.
+// Costs: one parse, one walk, O(functions) insertions; the output grows by ~120 bytes a function
+// (and ~20 a return) plus the probe runtime (~1 KB) once per file.
 import { Parser } from 'acorn';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
@@ -181,17 +179,6 @@ function conflicting(stmts) {
   return fns.filter((f) => vars.has(f.id.name) || count.get(f.id.name) > 1);
 }
 
-/** Whether a function body has a `try … finally` of its own (not in nested functions). */
-function hasFinally(node) {
-  if (FUNCTION.has(node.type)) return false;
-  if (node.type === 'TryStatement' && node.finalizer) return true;
-  let found = false;
-  children(node, (c) => {
-    found = found || hasFinally(c);
-  });
-  return found;
-}
-
 function children(node, visit) {
   for (const key in node) {
     if (key === 'loc' || key === 'type' || key === 'start' || key === 'end') continue;
@@ -248,22 +235,26 @@ export function instrument(
 
   function fn(node) {
     const index = frameOf(node);
-    // Generators, and async functions with a `finally` of their own, keep a `finally` exit (see
-    // the header); every other function exits through `return __ps.r(E, __pst)`, an explicit
-    // exit at the end of its body and a `catch` that exits and rethrows.
-    const guard = node.generator || (node.async && hasFinally(node.body));
-    const f = { index, async: node.async, generator: node.generator, returns: !guard };
-    const enter = `let __pst=__ps.e(${base}+${index});try{`;
-    const leave = guard ? '}finally{__ps.x(__pst)}' : '}catch(__pse){__ps.x(__pst);throw __pse}';
-    const fall = guard ? '' : ';__ps.x(__pst)'; // falling off the end of a block body
+    // Generators keep a `finally` exit (see the header); every other function exits once, after
+    // its body's `try` (`return E` → `{__psv=E;break __psx}`), or in a `catch` that rethrows.
     const body = node.body;
+    const single = !node.generator && body.type === 'BlockStatement'; // returns break to the exit
+    const f = { index, async: node.async, generator: node.generator, returns: single };
+    const enter = single
+      ? `let __pst=__ps.e(${base}+${index}),__psv;__psx:try{`
+      : `let __pst=__ps.e(${base}+${index});try{`;
+    const leave = node.generator
+      ? '}finally{__ps.x(__pst)}'
+      : '}catch(__pse){__ps.x(__pst);throw __pse}';
+    const exit = single ? 'return __ps.r(__psv,__pst)' : '';
     if (body.type !== 'BlockStatement') {
       // From after `=>` to the arrow's end: a parenthesized body's parens are outside `body`.
       const params = node.params;
       const from =
         code.indexOf('=>', params.length ? params[params.length - 1].end : node.start) + 2;
-      s.appendRight(from, guard ? `{${enter}return (` : `{${enter}return __ps.r((`);
-      s.prependLeft(node.end, `${guard ? ')' : '),__pst)'}${leave}}`);
+      // (an arrow is never a generator)
+      s.appendRight(from, `{${enter}return __ps.r((`);
+      s.prependLeft(node.end, `),__pst)${leave}}`);
     } else {
       let at = body.start + 1;
       const stmts = body.body;
@@ -271,10 +262,10 @@ export function instrument(
       for (; i < stmts.length && stmts[i].directive !== undefined; i++) at = stmts[i].end;
       for (const k of conflicting(stmts.slice(i))) s.move(k.start, k.end, at);
       if (at === body.end - 1) {
-        s.appendLeft(at, enter + fall + leave); // nothing to wrap: one insertion keeps the order
+        s.appendLeft(at, enter + leave + exit); // nothing to wrap: one insertion keeps the order
       } else {
         s.appendRight(at, enter);
-        s.prependLeft(body.end - 1, fall + leave);
+        s.prependLeft(body.end - 1, leave + exit);
       }
     }
     fnStack.push(f);
@@ -285,16 +276,18 @@ export function instrument(
   }
 
   function ret(node) {
-    // return E → return __ps.r(E, __pst): the frame exits once E is evaluated, E passes through.
+    // return E → { __psv = E; break __psx } (one exit after the try: less bytecode per return)
     const arg = node.argument;
-    if (!arg) {
-      s.appendLeft(node.start + 6, ' __ps.r(void 0,__pst)'); // after the keyword `return`
-      return;
+    // (contentOnly: what was inserted at the same position, such as the function's enter, stays)
+    s.overwrite(node.start, node.start + 6, arg ? '{__psv=' : '{__psv=void 0', {
+      contentOnly: true,
+    });
+    // At one position the later prependLeft lands first: the closing brace goes in first.
+    s.prependLeft(node.end, ';break __psx}');
+    if (arg && arg.type === 'SequenceExpression') {
+      s.appendRight(arg.start, '(');
+      s.prependLeft(arg.end, ')');
     }
-    const seq = arg.type === 'SequenceExpression'; // return a, b → __ps.r((a, b), __pst)
-    const gap = arg.start === node.start + 6 ? ' ' : ''; // return{…} (minified) → return __ps.r({…}
-    s.appendRight(arg.start, `${gap}__ps.r(${seq ? '(' : ''}`);
-    s.prependLeft(arg.end, seq ? '),__pst)' : ',__pst)');
   }
 
   function suspend(node) {

@@ -1,6 +1,7 @@
-// The transform's exits: `return E` → `return __ps.r(E, __pst)`, an exit at the end of the body
-// and `catch` + rethrow: values pass through unchanged, exceptions exit, only a function's own
-// returns are rewritten, a user's `finally` after a return, and generators/async functions.
+// The transform's exits (`return E` → `{ __psv = E; break __psx }` to one `return __ps.r(__psv,
+// __pst)` after the body's `try`; `catch` + rethrow): values pass through unchanged, exceptions
+// exit, only a function's own returns are rewritten, a user's `finally` after a return, and
+// generators/async functions.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
@@ -55,8 +56,8 @@ const returnForms = `(function forms() {
 test('every form of return passes its value through unchanged', () => {
   const plain = vm.runInThisContext(returnForms);
   const out = instrument(returnForms, { file: 'forms.js' }).code;
-  assert.ok(out.includes('return __ps.r((a, a + 1),__pst)'), 'a comma expression in parentheses');
-  assert.ok(out.includes('return __ps.r(void 0,__pst)\n'), 'return + newline: returns nothing');
+  assert.ok(out.includes('{__psv= (a, a + 1);;break __psx}'), 'a comma expression in parentheses');
+  assert.ok(out.includes('{__psv=void 0;break __psx}\n'), 'return + newline: returns nothing');
   const got = vm.runInThisContext(out);
   assert.deepEqual(got, plain);
   assert.deepEqual(got, [
@@ -117,8 +118,9 @@ test("a return exits only its own function's frame", async () => {
     '  return [inner, p()];\n' +
     '}';
   const out = instrument(src, { file: 'nested.js' }).code;
-  // one exit per return: a, b, c (its expression body), m, outer
-  assert.equal(out.split('__ps.r(').length - 1, 5);
+  // one exit per function (a, b, c, m, d, outer); a break to it per return of a block body
+  assert.equal(out.split('__ps.r(').length - 1, 6);
+  assert.equal(out.split('break __psx').length - 1, 4);
   const m = await load(out);
   assert.deepEqual(m.outer(stackNames), [
     [['outer', 'a'], 2, 3, 4, undefined, ['outer']],
@@ -127,7 +129,7 @@ test("a return exits only its own function's frame", async () => {
   assert.equal(P.S[0], 0);
 });
 
-test("a user's finally after a return runs after the frame's exit; a throwing one exits again", async () => {
+test("a user's finally after a return runs inside the frame; a throwing one exits it once", async () => {
   const m = await load(
     instrument(
       'export let seen;\n' +
@@ -138,9 +140,9 @@ test("a user's finally after a return runs after the frame's exit; a throwing on
       { file: 'finally.js' },
     ).code,
   );
-  // The frame has exited when the finally runs (documented): its time goes to the caller.
+  // The return breaks out through the finally to the function's one exit.
   assert.deepEqual(m.caller(stackNames), ['v', ['caller']]);
-  assert.deepEqual(m.seen, ['caller']);
+  assert.deepEqual(m.seen, ['caller', 'fin']);
   assert.equal(m.override(), 2);
   assert.throws(m.throwsAfter, (e) => e.constructor === TypeError && e.name === 'TypeError');
   assert.equal(P.S[0], 0);
