@@ -12,9 +12,11 @@
 // (list: name, index into urls, line, column per frame).
 //
 // Protocol (what the transform emits per function):
-//   let t = __ps.e(id); try { body; __ps.x(t); } catch (e) { __ps.x(t); throw e; }
-// with every `return E` of the body as `return __ps.r(E, t)` (generators, and async functions
-// with a `finally` of their own: `try { body } finally { __ps.x(t); }`).
+//   let t = __ps.e(id), v;
+//   l: try { body } catch (e) { __ps.x(t); throw e; }
+//   return __ps.r(v, t);
+// with every `return E` of the body as `{ v = E; break l; }` (generators:
+// `try { body } finally { __ps.x(t); }`).
 // `e` pushes and returns the depth before the push; `x(t)` restores that depth (so an exception,
 // an early return or a frame an uninstrumented callback left behind cannot unbalance the stack;
 // a second exit to the same depth changes nothing) and returns -1; `r(v, t)` does the same and
@@ -23,8 +25,9 @@
 //   __ps.q(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
 // `x(-1)` does nothing, so a function that ends while suspended pops nothing twice.
 // While a profiler logs, the switch S[1] is 1 and the logger (set by `log(f)`) gets every
-// change: (id, depth) for an enter, (-1, depth) for an exit. Switching is a typed-array store, never a change to `P`
-// itself, so the probes' inline caches stay monomorphic across profiler sessions; and the switch
+// change: (id, depth) for an enter, (-1, depth) for an exit. Switching is a typed-array store,
+// never a change to `P` itself, so the probes' inline caches stay monomorphic across profiler
+// sessions; and the switch
 // sits in the array the probes load anyway: a second load (`P.on[0]`, as before) made every
 // call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a bound check 1.7 / 0.4 ns (ns per
 // instrumented call, in-page micro-bench, no profiler running).
