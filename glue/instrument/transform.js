@@ -12,8 +12,9 @@
 // `__psv = void 0`; `return a, b` → `__psv = (a, b)`): one exit per function, after the `try`,
 // which passes the value through. Not `try { body } finally { __ps.x(__pst) }` (in V8 11 a
 // `finally` cost ~3 ns more a call, and marked ran faster in Firefox without it) and not an
-// exit call per `return` (each call site spends V8's inlining budget: docs/instrument.md). A user's own `finally` after a `return` runs before the
-// exit, inside the frame; a `finally` that throws is caught by the `catch`, which exits.
+// exit call per `return` (each call site spends V8's inlining budget: docs/instrument.md).
+// A user's own `finally` after a `return` runs before the exit, inside the frame; a `finally`
+// that throws is caught by the `catch`, which exits.
 // Generators keep `try { body } finally { __ps.x(__pst) }`: gen.return() resumes a suspended
 // generator with a return completion that neither the `catch` nor the exit after the `try` sees.
 // A body-level function declaration that clashes with a `var` of the body (or another function)
