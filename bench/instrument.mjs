@@ -139,6 +139,7 @@ function table(title, byRev, rows) {
     `| plain (esbuild) | ${byRev.map(([, t]) => `${median(t.plain).toFixed(1)} | 1.00x`).join(' | ')} | |`,
   );
   for (const [name, k, target] of rows) {
+    if (!byRev[0][1][k]) continue; // not in BENCH_KINDS
     const cells = byRev.map(([, t]) => {
       const x = ratioOf(t, k);
       return `${x.ms.toFixed(1)} | ${fmt(x)}${x.r <= target ? '' : ' MISSED'}`;

@@ -12,16 +12,22 @@
 // (list: name, index into urls, line, column per frame).
 //
 // Protocol (what the transform emits per function):
-//   let t = __ps.e(id); try { body } finally { __ps.x(t); }
+//   let t = __ps.e(id), v;
+//   l: try { body } catch (e) { __ps.x(t); throw e; }
+//   return __ps.r(v, t);
+// with every `return E` of the body as `{ v = E; break l; }` (generators:
+// `try { body } finally { __ps.x(t); }`).
 // `e` pushes and returns the depth before the push; `x(t)` restores that depth (so an exception,
-// an early return or a frame an uninstrumented callback left behind cannot unbalance the stack)
-// and returns -1. At a suspension point (await, yield) the frame is popped after the operand is
+// an early return or a frame an uninstrumented callback left behind cannot unbalance the stack;
+// a second exit to the same depth changes nothing) and returns -1; `r(v, t)` does the same and
+// returns v. At a suspension point (await, yield) the frame is popped after the operand is
 // evaluated, `t` becomes -1, and the resume re-enters at whatever depth the resumer has:
 //   __ps.q(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
 // `x(-1)` does nothing, so a function that ends while suspended pops nothing twice.
-// While a profiler logs, the switch S[1] is 1 and `L(a, b)` logs every change: (id, depth) for
-// an enter, (-1, depth) for an exit. Switching is a typed-array store, never a change to `P`
-// itself, so the probes' inline caches stay monomorphic across profiler sessions; and the switch
+// While a profiler logs, the switch S[1] is 1 and the logger (set by `log(f)`) gets every
+// change: (id, depth) for an enter, (-1, depth) for an exit. Switching is a typed-array store,
+// never a change to `P` itself, so the probes' inline caches stay monomorphic across profiler
+// sessions; and the switch
 // sits in the array the probes load anyway: a second load (`P.on[0]`, as before) made every
 // call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a bound check 1.7 / 0.4 ns (ns per
 // instrumented call, in-page micro-bench, no profiler running).
@@ -29,12 +35,20 @@
 export function createProbes() {
   // Shared memory from the start where it exists, so that the probes only ever see one kind of
   // array (a later swap would make them polymorphic, slower for the rest of the page's life).
+  // The probes read the stack and the logger from this closure, not from `P`, and both are
+  // `var`s (a `const`/`let` read from a closure carries a hole check): a smaller probe leaves
+  // V8 more of its inlining budget (bytecode per optimized function) for the instrumented code.
   const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+  var S = new Int32Array(new SAB(4096));
+  var L = function L() {};
   const P = {
-    S: new Int32Array(new SAB(4096)),
+    S,
     frames: [],
-    L: function L() {},
     onframes: null,
+    /** The logger S[1] switches on. */
+    log(f) {
+      L = f;
+    },
     reg(urls, list) {
       const base = P.frames.length;
       for (let i = 0; i + 3 < list.length; i += 4)
@@ -43,20 +57,28 @@ export function createProbes() {
       return base;
     },
     e(id) {
-      const S = P.S,
-        d = S[0];
-      S[d + 2] = id;
-      S[0] = d + 1;
-      if (S[1] !== 0) P.L(id, d);
+      const s = S,
+        d = s[0];
+      s[d + 2] = id;
+      s[0] = d + 1;
+      if (s[1]) L(id, d);
       return d;
     },
     x(t) {
       if (t >= 0) {
-        const S = P.S;
-        S[0] = t;
-        if (S[1] !== 0) P.L(-1, t);
+        const s = S;
+        s[0] = t;
+        if (s[1]) L(-1, t);
       }
       return -1;
+    },
+    r(v, t) {
+      if (t >= 0) {
+        const s = S;
+        s[0] = t;
+        if (s[1]) L(-1, t);
+      }
+      return v;
     },
     p(v) {
       return v;
@@ -68,19 +90,22 @@ export function createProbes() {
   // The logger's call sites see two functions before any other use, so V8 never inlines a logger
   // into the probes (and with them into every instrumented function, profiled or not, where an
   // inlined logger made calls ~1.5 ns slower): a plain call behind the switch.
-  const L = P.L;
-  P.S[1] = 1;
-  for (const f of [() => {}, L]) {
-    P.L = f;
-    for (let i = 0; i < 32; i++) P.x(P.e(0));
+  const idle = L;
+  S[1] = 1;
+  for (const f of [() => {}, idle]) {
+    L = f;
+    for (let i = 0; i < 32; i++) {
+      P.x(P.e(0));
+      P.r(i, P.e(0));
+    }
   }
-  P.S[1] = 0;
+  S[1] = 0;
   return P;
 }
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.2';
+export const PROBES_KEY = 'perfshim.probes.3';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

@@ -244,7 +244,7 @@ function stateOf(core) {
         if (!at) at = x.ps_instrument_log(LOG_RECORDS, LOG_STAMPS) || check(PS_E_NOMEM);
         n = 0;
         m = 0;
-        if (P.L !== writer) P.L = writer; // once per realm (unless several cores take turns)
+        P.log(writer);
         P.S[1] = 1;
         const tick = () => {
           st.flush();
@@ -359,12 +359,6 @@ const pool = []; // idle sampler workers
 
 class SharedSampler {
   constructor(core, h, intervalMs, onFull) {
-    const P = getProbes();
-    if (!(P.S.buffer instanceof SharedArrayBuffer)) {
-      const S = new Int32Array(new SharedArrayBuffer(P.S.byteLength));
-      S.set(P.S);
-      P.S = S;
-    }
     this.st = stateOf(core);
     this.intervalMs = intervalMs;
     this.onFull = onFull;
@@ -388,7 +382,7 @@ class SharedSampler {
       this.resolveDone = resolve;
     });
     this.worker.post({
-      stack: P.S.buffer,
+      stack: getProbes().S.buffer,
       ctl: this.ctl.buffer,
       interval: intervalMs,
       origin: timeOrigin,
@@ -468,7 +462,11 @@ export function createInstrumentSource({ mode = 'auto' } = {}) {
     start(codec, h, intervalMs, maxBufferSize, onFull, core) {
       if (!this.available())
         throw domException('NotAllowedError', 'no instrumented code in this context');
-      const shared = mode === 'shared' || (mode === 'auto' && sharedAvailable());
+      // (the probes' stack is shared memory wherever SharedArrayBuffer exists: probes.js)
+      const shared =
+        (mode === 'shared' || (mode === 'auto' && sharedAvailable())) &&
+        typeof SharedArrayBuffer === 'function' &&
+        getProbes().S.buffer instanceof SharedArrayBuffer;
       return shared
         ? new SharedSampler(core, h, intervalMs, onFull)
         : new LogSampler(core, h, intervalMs, onFull);

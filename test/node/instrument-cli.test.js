@@ -50,8 +50,8 @@ test('instruments a file: runnable output, frames, a linked source map into the 
   assert.deepEqual(P.frames.slice(before), [['twice', 'twice.ts', 1, 8]]);
   const map = new TraceMap(readFileSync(`${out}.map`, 'utf8'));
   const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.includes('return x * 2'));
-  const back = originalPositionFor(map, { line: at + 1, column: lines[at].indexOf('return') });
+  const at = lines.findIndex((l) => l.includes('{__psv= x * 2'));
+  const back = originalPositionFor(map, { line: at + 1, column: lines[at].indexOf('{__psv=') });
   assert.deepEqual([back.source, back.line, back.column], ['twice.ts', 2, 2]);
 });
 

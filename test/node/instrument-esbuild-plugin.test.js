@@ -46,16 +46,17 @@ test('esbuild + the plugin: an instrumented bundle that runs and maps back to it
     'light@app/work.js:2:22',
     'main@app/main.js:2:8',
   ]);
-  // esbuild composed the plugin's map with its own: `return light(n) * 2` maps into work.js.
+  // esbuild composed the plugin's map with its own: `light(n)` of `return light(n) * 2` (now
+  // `__psv = light(n) * 2; break __psx;`) maps into work.js.
   const map = new TraceMap(readFileSync(`${outfile}.map`, 'utf8'));
   const lines = code.split('\n');
-  const at = lines.findIndex((l) => l.includes('return light(n) * 2'));
+  const at = lines.findIndex((l) => l.includes('__psv = light(n) * 2'));
   const back = originalPositionFor(map, {
     line: at + 1,
-    column: lines[at].indexOf('return light'),
+    column: lines[at].indexOf('light(n)'),
   });
   assert.match(back.source, /instrument-app\/work\.js$/);
-  assert.deepEqual([back.line, back.column], [1, 27]);
+  assert.deepEqual([back.line, back.column], [1, 34]);
 });
 
 test('the plugin leaves node_modules and non-JS files alone unless included', async () => {

@@ -1,0 +1,209 @@
+// The transform's exits (`return E` → `{ __psv = E; break __psx }` to one `return __ps.r(__psv,
+// __pst)` after the body's `try`; `catch` + rethrow): values pass through unchanged, exceptions
+// exit, only a function's own returns are rewritten, a user's `finally` after a return, and
+// generators/async functions.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import vm from 'node:vm';
+import { instrument } from '../../glue/instrument/transform.js';
+import { getProbes } from '../../glue/instrument/probes.js';
+import { loadCore } from '../../glue/loader.js';
+import { createProfilerClass } from '../../glue/profiler.js';
+import { createInstrumentSource } from '../../glue/instrument/source.js';
+import { assertTraceInvariants } from './profiler-helpers.mjs';
+
+const load = (code) => import(`data:text/javascript,${encodeURIComponent(code)}#${Math.random()}`);
+const P = getProbes();
+
+/** The names on the shadow stack, outermost first. */
+function stackNames() {
+  const names = [];
+  for (let i = 0; i < P.S[0]; i++) names.push(P.frames[P.S[i + 2]][0]);
+  return names;
+}
+
+// A sloppy script (with, ASI after `return`): the completion value of the last line.
+const returnForms = `(function forms() {
+  function seq(a) { return a, a + 1; }
+  function asi(a) { return
+    a; }
+  function bare() { return; }
+  function none() { 1 }
+  function obj() { return { k: 1 }; }
+  function fnv() { return function () { return 'inner'; }; }
+  function sw(x) { lab: switch (x) { case 1: case 2: return 'one or two'; case 3: break lab; default: return 'other'; } return 'after'; }
+  function w(o) { with (o) { return x + 1; } }
+  function cond(x) { if (x) return x > 1 ? 'big' : 'one'
+    else return /re/.source }
+  function paren(a) { return(a, a * 2) }
+  function tpl(a) { return \`t\${a}\` }
+  function tight(a) { return{k:a}.k+[a][0]+-a+!a+"s"+\`\${a}\` }
+  const arrow = (x) => x * 2;
+  const arrowObj = () => ({ k: 2 });
+  const arrowSeq = (x) => (x, x + 3);
+  class A { constructor(v) { this.v = v; return; } get g() { return this.v; } set g(v) { this.v = v; return 'ignored'; } }
+  class B extends A { constructor(o) { super(1); if (o) return o; } }
+  class C extends A { constructor() { return; } }
+  class D extends A { constructor() { super(2); return 5; } }
+  const a = new A(3);
+  a.g = 4;
+  const errs = [C, D].map((K) => { try { new K(); return 'no error'; } catch (e) { return e.constructor.name; } });
+  return [seq(1), asi(1), bare(), none(), obj(), fnv()(), sw(1), sw(3), sw(9), w({ x: 1 }),
+    cond(2), cond(1), cond(0), paren(3), tpl(4), tight(1), arrow(2), arrowObj(), arrowSeq(1), a.g, new B().v,
+    new B({ own: 1 }), errs];
+})()`;
+
+test('every form of return passes its value through unchanged', () => {
+  const plain = vm.runInThisContext(returnForms);
+  const out = instrument(returnForms, { file: 'forms.js' }).code;
+  assert.ok(out.includes('{__psv= (a, a + 1);;break __psx}'), 'a comma expression in parentheses');
+  assert.ok(out.includes('{__psv=void 0;break __psx}\n'), 'return + newline: returns nothing');
+  const got = vm.runInThisContext(out);
+  assert.deepEqual(got, plain);
+  assert.deepEqual(got, [
+    2,
+    undefined,
+    undefined,
+    undefined,
+    { k: 1 },
+    'inner',
+    'one or two',
+    'after',
+    'other',
+    2,
+    'big',
+    'one',
+    're',
+    6,
+    't4',
+    '1s1',
+    4,
+    { k: 2 },
+    4,
+    4,
+    1,
+    { own: 1 },
+    ['ReferenceError', 'TypeError'],
+  ]);
+  assert.equal(P.S[0], 0, 'every frame exited');
+});
+
+test('an exception exits every frame it leaves, and a caught one keeps the catcher', async () => {
+  const m = await load(
+    instrument(
+      'export function inner(n) { if (n === 0) throw new RangeError("deep"); return inner(n - 1) + 1; }\n' +
+        'export function arg(p) { return p(inner(0)); }\n' +
+        'export function catches(p) { try { inner(3); } catch (e) { return [e.name, p()]; } }\n' +
+        'export const arrow = (n) => inner(n);',
+      { file: 'throws.js' },
+    ).code,
+  );
+  for (const f of [() => m.inner(5), () => m.arg(stackNames), () => m.arrow(2)]) {
+    assert.throws(f, (e) => e.constructor === RangeError && e.name === 'RangeError');
+    assert.equal(P.S[0], 0);
+  }
+  assert.deepEqual(m.catches(stackNames), ['RangeError', ['catches']]);
+  assert.equal(P.S[0], 0);
+});
+
+test("a return exits only its own function's frame", async () => {
+  const src =
+    'export function outer(p) {\n' +
+    '  const a = () => { return p(); };\n' +
+    '  function b() { return 2; }\n' +
+    '  const c = () => 3;\n' +
+    '  const o = { m() { return 4; } };\n' +
+    '  function d() { o.m(); }\n' +
+    '  const inner = [a(), b(), c(), o.m(), d(), p()];\n' +
+    '  return [inner, p()];\n' +
+    '}';
+  const out = instrument(src, { file: 'nested.js' }).code;
+  // one exit per function (a, b, c, m, d, outer); a break to it per return of a block body
+  assert.equal(out.split('__ps.r(').length - 1, 6);
+  assert.equal(out.split('break __psx').length - 1, 4);
+  const m = await load(out);
+  assert.deepEqual(m.outer(stackNames), [
+    [['outer', 'a'], 2, 3, 4, undefined, ['outer']],
+    ['outer'],
+  ]);
+  assert.equal(P.S[0], 0);
+});
+
+test("a user's finally after a return runs inside the frame; a throwing one exits it once", async () => {
+  const m = await load(
+    instrument(
+      'export let seen;\n' +
+        'export function fin(p) { try { return "v"; } finally { seen = p(); } }\n' +
+        'export function override() { try { return 1; } finally { return 2; } }\n' +
+        'export function throwsAfter() { try { return 1; } finally { throw new TypeError("f"); } }\n' +
+        'export function caller(p) { return [fin(p), p()]; }',
+      { file: 'finally.js' },
+    ).code,
+  );
+  // The return breaks out through the finally to the function's one exit.
+  assert.deepEqual(m.caller(stackNames), ['v', ['caller']]);
+  assert.deepEqual(m.seen, ['caller', 'fin']);
+  assert.equal(m.override(), 2);
+  assert.throws(m.throwsAfter, (e) => e.constructor === TypeError && e.name === 'TypeError');
+  assert.equal(P.S[0], 0);
+});
+
+test('generators and async functions: returns, gen.return() and an awaiting finally exit', async () => {
+  const m = await load(
+    instrument(
+      'export let seen = [];\n' +
+        'export async function af(p) { await null; return [await 5, p()]; }\n' +
+        'export async function afin(p) { try { return 1; } finally { await null; seen.push(p()); } }\n' +
+        'export const aa = async (x) => (await x) + 1;\n' +
+        'export function* g(p) { try { yield 1; } finally { seen.push(p()); } return "done"; }\n' +
+        'export async function* ag(p) { try { yield 1; await null; yield 2; } finally { seen.push(p()); } }\n' +
+        'export async function consume(p) { for await (const v of ag(p)) { if (v === 2) return v; } }',
+      { file: 'suspend.js' },
+    ).code,
+  );
+  assert.deepEqual(await m.af(stackNames), [5, ['af']]);
+  assert.equal(P.S[0], 0);
+  assert.equal(await m.afin(stackNames), 1);
+  assert.equal(P.S[0], 0, 'the frame re-entered by the finally exits with the return');
+  assert.equal(await m.aa(Promise.resolve(1)), 2);
+  assert.equal(P.S[0], 0);
+  const it = m.g(stackNames);
+  assert.deepEqual(it.next(), { value: 1, done: false });
+  assert.deepEqual(it.return('stop'), { value: 'stop', done: true });
+  assert.equal(P.S[0], 0, 'gen.return() exits the frame the finally re-entered');
+  assert.deepEqual([...m.g(stackNames)], [1]);
+  assert.equal(P.S[0], 0);
+  assert.equal(await m.consume(stackNames), 2);
+  assert.equal(P.S[0], 0);
+  assert.deepEqual(m.seen, [['afin'], ['g'], ['g'], ['ag']]);
+});
+
+test('the log sampler takes a repeated exit (a throwing finally after a return) in its stride', async () => {
+  const m = await load(
+    instrument(
+      'export function spin(n) { let s = 0; for (let i = 0; i < n; i++) s = (s * 31 + i) % 1000003; return s; }\n' +
+        'export function twice() { try { return spin(100); } finally { throw new TypeError("again"); } }\n' +
+        'export function outer(ms) { const end = Date.now() + ms; let k = 0;\n' +
+        '  while (Date.now() < end) { try { twice(); } catch { k++; } spin(2000); } return k; }',
+      { file: 'https://example.test/repeat.js' },
+    ).code,
+  );
+  const Profiler = createProfilerClass(loadCore(), {
+    source: createInstrumentSource({ mode: 'log' }),
+  });
+  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
+  assert.ok(m.outer(60) > 0);
+  const t = await p.stop();
+  assertTraceInvariants(t);
+  let named = 0;
+  for (const s of t.samples) {
+    if (s.stackId === undefined) continue;
+    const names = [];
+    for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
+      names.unshift(t.frames[t.stacks[id].frameId].name);
+    assert.match(names.join('>'), /^outer(>twice)?(>spin)?$/);
+    named++;
+  }
+  assert.ok(named > 10, `${named} samples in outer`);
+  assert.equal(P.S[0], 0);
+});
