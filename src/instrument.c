@@ -141,10 +141,13 @@ static int32_t trace_frame(session *s, uint32_t f)
     return s->map[f];
 }
 
-/* The trace's stack id of the current stack (-1 when empty). */
-static int32_t current_stack(session *s)
+/* The trace's stack id of the current stack (-1 when empty) in `*st`; PS_OK or a negative status. */
+static int32_t current_stack(session *s, int32_t *st)
 {
-    if (s->version == version) return s->stack_id;
+    if (s->version == version) {
+        *st = s->stack_id;
+        return PS_OK;
+    }
     uint32_t n = depth < STACK_MAX ? depth : STACK_MAX;
     uint32_t *ids = ps__result_reserve(n ? n : 1);
     if (!ids) return PS_E_NOMEM;
@@ -155,11 +158,11 @@ static int32_t current_stack(session *s)
         if (id < 0) return id;
         ids[m++] = (uint32_t)id;
     }
-    int32_t st = ps__trace_stack_of(s->trace, ids, m);
-    if (st < -1) return st;
+    int32_t r = ps__trace_stack_of(s->trace, ids, m, st);
+    if (r < 0) return r;
     s->version = version;
-    s->stack_id = st;
-    return st;
+    s->stack_id = *st;
+    return PS_OK;
 }
 
 /* §take a sample for every tick of `s` before `t` (or up to it when `inclusive`). */
@@ -170,9 +173,10 @@ static int32_t ticks(session *s, double t, int inclusive)
         inclusive = 1;
     }
     while (!s->full && (s->next < t || (inclusive && s->next == t))) {
-        int32_t st = current_stack(s);
-        if (st < -1) return st;
-        int32_t r = ps_trace_sample(s->trace, s->next, st, PS_MARKER_NONE);
+        int32_t st;
+        int32_t r = current_stack(s, &st);
+        if (r < 0) return r;
+        r = ps_trace_sample(s->trace, s->next, st, PS_MARKER_NONE);
         if (r == PS_E_LIMIT) s->full = 1;
         else if (r < 0) return r;
         s->next += s->interval;
@@ -303,9 +307,10 @@ PS_API int32_t ps_instrument_sample(int32_t h, double time, uint32_t d)
         if (id < 0) return id;
         ids[k] = (uint32_t)id;
     }
-    int32_t st = ps__trace_stack_of(s->trace, ids, n);
-    if (st < -1) return st;
-    int32_t r = ps_trace_sample(s->trace, time, st, PS_MARKER_NONE);
+    int32_t st;
+    int32_t r = ps__trace_stack_of(s->trace, ids, n, &st);
+    if (r < 0) return r;
+    r = ps_trace_sample(s->trace, time, st, PS_MARKER_NONE);
     if (r == PS_E_LIMIT) s->full = 1;
     else if (r < 0) return r;
     return s->full;

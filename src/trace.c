@@ -319,17 +319,18 @@ int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, co
 }
 
 /* §get a stack ID, iteratively from the outermost frame: one (parent, frame) lookup per frame. */
-int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth)
+int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth, int32_t *stack)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
-    int32_t stack = -1;
+    int32_t id = -1;
     for (uint32_t k = 0; k < depth; k++) {
         if (frames[k] >= t->nframes) return PS_E_ARG;
-        stack = stack_id(t, stack, frames[k]);
-        if (stack < 0) return stack;
+        id = stack_id(t, id, frames[k]);
+        if (id < 0) return id;
     }
-    return stack;
+    *stack = id;
+    return PS_OK;
 }
 
 int32_t ps__trace_stack(int32_t h, int32_t parent, uint32_t frame)

@@ -30,10 +30,11 @@ int32_t ps__trace_frame(int32_t h, uint32_t name_len, int32_t resource, uint32_t
 int32_t ps__trace_stack(int32_t h, int32_t parent, uint32_t frame);
 
 /* For the instrumentation source (instrument.c): the frame id of (name, url, line, column) in
- * trace `h`, interning both strings (`url` 0 = no resource); the stack id of `depth` frame ids
- * (outermost first), -1 for an empty stack. Negative status on failure. */
+ * trace `h`, interning both strings (`url` 0 = no resource), or a negative status; and in `*stack`
+ * the stack id of `depth` frame ids (outermost first), -1 for an empty stack, returning PS_OK or
+ * a negative status (apart: PS_E_NOMEM is -1 too). */
 int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, const uint8_t *url,
                            uint32_t url_len, uint32_t line, uint32_t col);
-int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth);
+int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth, int32_t *stack);
 
 #endif

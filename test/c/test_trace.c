@@ -160,8 +160,9 @@ TEST(samples_keep_time_order_and_stop_at_the_limit)
  * (instrument.c) takes one: the stack's id from the trie, then the sample. */
 static int32_t sample_path(int32_t t, double ts, const uint32_t *frames, uint32_t depth)
 {
-    int32_t stack = ps__trace_stack_of(t, frames, depth);
-    return stack < -1 ? stack : ps_trace_sample(t, ts, stack, PS_MARKER_NONE);
+    int32_t stack;
+    int32_t r = ps__trace_stack_of(t, frames, depth, &stack);
+    return r < 0 ? r : ps_trace_sample(t, ts, stack, PS_MARKER_NONE);
 }
 
 TEST(stack_of_frames_walks_the_trie)
