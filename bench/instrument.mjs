@@ -12,7 +12,7 @@
 // major GC, or regexps recompiled after one, lands in whichever render runs then), so every
 // ratio is the median of the rounds' own ratios (each round runs every variant back to back),
 // printed with its spread (the rounds' 25th–75th percentile) and the number of rounds.
-//   node bench/instrument.mjs [--quick] [--no-browser] [--engines=chromium,firefox,webkit]
+//   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
 //     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
 //                       side by side: its own bundles and glue, in processes (Node) and pages
 //                       (browsers) of its own, alternating with ours.
@@ -27,7 +27,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name) =>
   (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3);
 const quick = process.argv.includes('--quick');
-const ROUNDS = quick ? 10 : 40;
+const ROUNDS = Number(arg('rounds')) || (quick ? 10 : 40); // --rounds=N: more, for a finer median
 const KINDS = process.env.BENCH_KINDS
   ? process.env.BENCH_KINDS.split(',')
   : ['plain', 'idle', 'log', 'after', 'shared'];
