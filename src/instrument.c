@@ -25,10 +25,12 @@
  *   out of samples); a session's next tick only grows; every mapped trace frame id is < that
  *   trace's frame count; consumed times never decrease (`last_time`).
  *
- * Costs: consuming a record is O(1) (a multiply-add and a compare against the earliest pending
- *   tick), plus, at a tick, O(sessions) and O(depth) per sample taken when the stack changed
- *   since that session's last sample; stamps are walked once per hand-over; registering a frame
- *   is O(bytes).
+ * Costs: consuming a record is O(1): a window (the records up to a stamp) that ends before
+ *   the earliest pending tick is applied to the stack in one loop (a load and a store per
+ *   record); only a window with a tick in it gets each record's time (a multiply-add and a
+ *   compare). At a tick, O(sessions), and O(depth) per sample taken when the stack changed since
+ *   that session's last sample; stamps are walked once per hand-over; registering a frame is
+ *   O(bytes).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -241,40 +243,70 @@ static double earliest_tick(void)
     return e;
 }
 
+/* Apply records [from, to) to the stack, with no look at the sessions. */
+static void apply(uint32_t from, uint32_t to)
+{
+    uint32_t d = depth;
+    for (uint32_t i = from; i < to; i++) {
+        int32_t v = log_records[i];
+        if (v >= 0) {
+            if (d < STACK_MAX) stack[d] = (uint32_t)v;
+            if (d < UINT32_MAX) d++;
+        } else {
+            d = (uint32_t)~v;
+        }
+    }
+    depth = d;
+    if (to > from) version++;
+}
+
 PS_API int32_t ps_instrument_consume(uint32_t count, uint32_t nstamps)
 {
     if (count > log_cap || nstamps > stamps_cap) return PS_E_ARG;
     uint32_t k = 0, from = 0; /* the next stamp; the first record after the last stamp */
     const ps_instrument_stamp *next = next_stamp(&k, nstamps, 0, count);
     double step = window_step(next, from), tick = earliest_tick();
-    for (uint32_t i = 0; i < count; i++) {
-        double t;
-        if (next && next->index == i) {
-            t = next->time > last_time ? next->time : last_time;
-            last_time = t;
-            from = i + 1;
-            k++;
-            next = next_stamp(&k, nstamps, i + 1, count);
-            step = window_step(next, from);
-        } else {
-            t = last_time + step * (i - from + 1);
-        }
-        if (tick < t) {
-            for (uint32_t h = 0; h < nsessions; h++) {
-                if (!sessions[h].trace) continue;
-                int32_t st = ticks(&sessions[h], t, 0);
-                if (st < 0) return st;
+    uint32_t i = 0;
+    while (i < count) {
+        /* The window: records up to the next stamp (included), or the rest of the log at the
+         * last stamp's time. Its times never pass `end_time`: when that is before the earliest
+         * tick, no session looks at its records, which are applied in one go. */
+        uint32_t end = next ? (uint32_t)next->index + 1 : count;
+        double end_time = next && next->time > last_time ? next->time : last_time;
+        if (end_time < tick) {
+            apply(i, end);
+            i = end;
+            if (next) {
+                last_time = end_time;
+                from = end;
+                k++;
+                next = next_stamp(&k, nstamps, end, count);
+                step = window_step(next, from);
             }
-            tick = earliest_tick();
+            continue;
         }
-        int32_t v = log_records[i];
-        if (v >= 0) {
-            if (depth < STACK_MAX) stack[depth] = (uint32_t)v;
-            if (depth < UINT32_MAX) depth++;
-        } else {
-            depth = (uint32_t)~v;
+        for (; i < end; i++) {
+            double t;
+            if (next && next->index == i) {
+                t = next->time > last_time ? next->time : last_time;
+                last_time = t;
+                from = i + 1;
+                k++;
+                next = next_stamp(&k, nstamps, i + 1, count);
+                step = window_step(next, from);
+            } else {
+                t = last_time + step * (i - from + 1);
+            }
+            if (tick < t) {
+                for (uint32_t h = 0; h < nsessions; h++) {
+                    if (!sessions[h].trace) continue;
+                    int32_t st = ticks(&sessions[h], t, 0);
+                    if (st < 0) return st;
+                }
+                tick = earliest_tick();
+            }
+            apply(i, i + 1);
         }
-        version++;
     }
     return PS_OK;
 }

@@ -168,11 +168,80 @@ TEST(bad_stamps_are_ignored_and_unregistered_frames_left_out)
     ps_trace_free(t);
 }
 
+/* A long log with stamps at random strides and ticks falling in some windows only: windows with
+ * no tick are applied in one go, and every tick still sees the stack a record-by-record replay
+ * gives (the model below: record i at its stamp's time, or spread between the stamps around it;
+ * a tick is taken before the first record later than it). */
+TEST(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record)
+{
+    enum { N = 6000 };
+    static int32_t rec[N];
+    static double st[2 * N], tim[N];
+    uint32_t seed = 12345, ns = 0, d = 0;
+    double now = 10000;
+    for (uint32_t i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        uint32_t r = seed >> 8;
+        if (d < 4 && (d == 0 || r % 2)) rec[i] = (int32_t)(r % 4 == 0), d++; /* main or work */
+        else rec[i] = ~(int32_t)(d = r % 8 == 0 ? 0 : d - 1);
+        if (r % 13 == 0 || i == N - 2) { /* a stamp; none on the last record */
+            now += (r >> 4) % 5 == 0 ? 0.7 + (r % 300) / 100.0 : (r % 50) / 1000.0;
+            st[2 * ns] = i;
+            st[2 * ns + 1] = now;
+            ns++;
+        }
+    }
+    /* the model's times */
+    double last = 10000;
+    uint32_t from = 0, k = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        if (k < ns && st[2 * k] == i) {
+            last = tim[i] = st[2 * k + 1];
+            from = i + 1;
+            k++;
+        } else if (k < ns) {
+            tim[i] = last + (st[2 * k + 1] - last) / (st[2 * k] - from + 1) * (i - from + 1);
+        } else {
+            tim[i] = last;
+        }
+    }
+    int32_t t = ps_trace_new(100000);
+    int32_t s = ps_instrument_start(t, 1, 10000, 0);
+    CHECK(s >= 1);
+    CHECK_EQ_INT(consume(rec, N, st, ns), PS_OK);
+    CHECK_EQ_INT(ps_instrument_advance(s, now + 2), 0);
+    uint32_t n = samples(t), taken = 0, ticks_in_windows = 0;
+    CHECK(n > 100);
+    char buf[256], want[256];
+    int32_t stack[8];
+    d = 0;
+    uint32_t i = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        double tick = 10001 + j;
+        for (; i < N && !(tick < tim[i]); i++) {
+            if (rec[i] >= 0) stack[d++] = rec[i];
+            else d = (uint32_t)~rec[i];
+        }
+        if (i < N && i > 0 && tim[i] != tim[i - 1]) ticks_in_windows++;
+        want[0] = 0;
+        for (uint32_t q = d; q-- > 0;) {
+            if (want[0]) strcat(want, "<");
+            strcat(want, stack[q] ? "work" : "main");
+        }
+        taken += strcmp(stack_of(t, j, buf), want) == 0;
+    }
+    CHECK_EQ_INT(taken, n);
+    CHECK(ticks_in_windows > 10);
+    ps_instrument_stop(s);
+    ps_trace_free(t);
+}
+
 int main(void)
 {
     RUN(ticks_take_the_stack_active_at_their_time);
     RUN(the_buffer_limit_holds_and_sessions_are_independent);
     RUN(unstamped_records_are_spread_between_the_stamps_around_them);
     RUN(bad_stamps_are_ignored_and_unregistered_frames_left_out);
+    RUN(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record);
     return CHECK_DONE();
 }
