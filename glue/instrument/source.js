@@ -62,6 +62,7 @@ function stateOf(core) {
   const x = core.x;
   const check = (r) => core.check(r, CONTEXT);
   const P = getProbes();
+  const S = P.S; // the probes' stack, the same array for their whole life
   let registered = 0;
   // The log: `n` records in R (a frame id for an enter, ~depth for an exit) and `m / 2` stamps
   // in T (record index, time), copied into the core's log (`at`: its byte address) at each
@@ -104,8 +105,7 @@ function stateOf(core) {
     if (j < 0) return -1;
     const v = R[j];
     if (v >= 0) return v;
-    const S = P.S,
-      d = ~v;
+    const d = ~v;
     return d > 0 && d + 1 < S.length ? S[d + 1] : -1;
   };
 
@@ -120,7 +120,6 @@ function stateOf(core) {
   // depth b) they are the caller's, S[b + 1], and its own, S[b + 2]; for an exit (to depth b)
   // the returning frame's, still in S[b + 2], and its caller's, S[b + 1].
   const neitherSlow = (b) => {
-    const S = P.S;
     return (slow[S[b + 1] + 1] | slow[S[b + 2] + 1]) === 0;
   };
 
