@@ -12,6 +12,12 @@
 // major GC, or regexps recompiled after one, lands in whichever render runs then), so every
 // ratio is the median of the rounds' own ratios (each round runs every variant back to back),
 // printed with its spread (the rounds' 25th–75th percentile) and the number of rounds.
+// Each process (Node) or page (browsers) also settles into a state of its own (which functions
+// the JIT inlined, where the code landed): identical code ran 43.8 ms a render in one Chromium
+// page and 60.1 in another. So the rounds are split over BATCH-round batches, each in a fresh
+// process or page (one per revision, alternating), and each median comes with a 95 % interval
+// from a two-level bootstrap (resample the batches, then the rounds within each): the change a
+// run can resolve, which more rounds narrow.
 //   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
 //     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
 //                       side by side: its own bundles and glue, in processes (Node) and pages
@@ -28,6 +34,9 @@ const arg = (name) =>
   (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3);
 const quick = process.argv.includes('--quick');
 const ROUNDS = Number(arg('rounds')) || (quick ? 10 : 40); // --rounds=N: more, for a finer median
+const BATCH = quick ? 5 : 10; // rounds per process or page
+const BATCHES = Math.max(2, Math.ceil(ROUNDS / BATCH));
+const WARM = 5; // warm-up rounds in each new process or page, not counted
 const KINDS = process.env.BENCH_KINDS
   ? process.env.BENCH_KINDS.split(',')
   : ['plain', 'idle', 'log', 'after', 'shared'];
@@ -77,9 +86,9 @@ if (child) {
   const render = { plain, idle: neverProfiled, after: instrumented, log: instrumented };
   render.shared = instrumented;
   let samples = 0;
-  for (let r = -3; r < Number(rounds); r++) {
+  for (let r = -WARM; r < Number(rounds); r++) {
     // every variant in every position and after every other one in turn
-    const order = KINDS.map((_, i) => KINDS[(i + r + 3) % KINDS.length]);
+    const order = KINDS.map((_, i) => KINDS[(i + r + WARM) % KINDS.length]);
     if (r % 2) order.reverse();
     for (const k of order) {
       const p =
@@ -116,10 +125,30 @@ for (const rev of revisions) {
   });
 }
 
-/** The row of variant k against plain: median of the rounds' ratios, their 25–75 % spread. */
+/** The row of variant k against plain: the median of the rounds' ratios and its 95 % interval
+ *  (two-level bootstrap: batches with replacement, then rounds within each; t.batch[i] is round
+ *  i's batch). A fixed seed, so a run's intervals do not move between printings. */
 function ratioOf(t, k) {
   const rs = t[k].map((v, i) => v / t.plain[i]);
-  return { ms: median(t[k]), r: median(rs), lo: quantile(rs, 0.25), hi: quantile(rs, 0.75) };
+  const batches = [];
+  rs.forEach((r, i) => (batches[t.batch[i]] ||= []).push(r));
+  let seed = 0x2545f491;
+  const rand = (n) => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
+  const meds = [];
+  for (let it = 0; it < 1000; it++) {
+    const pick = [];
+    for (let b = 0; b < batches.length; b++) {
+      const bt = batches[rand(batches.length)];
+      for (let j = 0; j < bt.length; j++) pick.push(bt[rand(bt.length)]);
+    }
+    meds.push(median(pick));
+  }
+  return { ms: median(t[k]), r: median(rs), lo: quantile(meds, 0.025), hi: quantile(meds, 0.975) };
 }
 const fmt = (x) => `${x.r.toFixed(2)}x (${x.lo.toFixed(2)}–${x.hi.toFixed(2)})`;
 const ROWS = [
@@ -132,7 +161,7 @@ function table(title, byRev, rows) {
   console.log(`\n### ${title}\n`);
   const cols = byRev.map(([name]) => name);
   console.log(
-    `| build | ${cols.map((c) => `${c}: ms | ${c}: vs plain (IQR)`).join(' | ')} | target |`,
+    `| build | ${cols.map((c) => `${c}: ms | ${c}: vs plain (95 % CI)`).join(' | ')} | target |`,
   );
   console.log(`|---|${cols.map(() => '---|---').join('|')}|---|`);
   console.log(
@@ -149,7 +178,6 @@ function table(title, byRev, rows) {
 }
 
 // Node: batches of rounds in processes of their own, the revisions alternating.
-const BATCHES = quick ? 2 : 4;
 const NODE_FLAGS = ['--max-semi-space-size=128', '--expose-gc'];
 const node = new Map(revisions.map((rev) => [rev.name, null]));
 let samples = 0;
@@ -158,23 +186,20 @@ for (let b = 0; b < BATCHES; b++) {
   for (const rev of order) {
     const r = spawnSync(
       process.execPath,
-      [
-        ...NODE_FLAGS,
-        fileURLToPath(import.meta.url),
-        `--child=${rev.root},${rev.dir},${Math.ceil(ROUNDS / BATCHES)}`,
-      ],
+      [...NODE_FLAGS, fileURLToPath(import.meta.url), `--child=${rev.root},${rev.dir},${BATCH}`],
       { encoding: 'utf8', maxBuffer: 1 << 26 },
     );
     if (r.status !== 0) throw new Error(`bench child (${rev.name}) failed:\n${r.stderr}`);
     const { times, samples: n } = JSON.parse(r.stdout);
     if (rev.root === ROOT) samples += n;
+    times.batch = times.plain.map(() => b);
     const acc = node.get(rev.name);
     if (!acc) node.set(rev.name, times);
-    else for (const k of KINDS) acc[k].push(...times[k]);
+    else for (const k of [...KINDS, 'batch']) acc[k].push(...times[k]);
   }
 }
 table(
-  `Instrumentation overhead, Node ${process.version}: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (CPU ms, ${NODE_FLAGS.join(' ')}; median of ${BATCHES * Math.ceil(ROUNDS / BATCHES)} rounds in ${BATCHES} processes per revision; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
+  `Instrumentation overhead, Node ${process.version}: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (CPU ms, ${NODE_FLAGS.join(' ')}; median of ${BATCHES * BATCH} rounds in ${BATCHES} processes per revision; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
   [...node],
   ROWS,
 );
@@ -259,7 +284,7 @@ const clockRows = { node: clockCosts() };
 
 // The same bundles in browsers (--engines=chromium,firefox,webkit; default chromium), Chromium
 // without the js-profiling policy and none of them isolated: the case the log sampler is for.
-// Wall time; one page per revision, the rounds alternating between them.
+// Wall time; batches of rounds in a fresh page per revision, the rounds alternating between them.
 if (!process.argv.includes('--no-browser')) {
   const { launchEngine, serve } = await import('../test/browser/harness.js');
   const engines = arg('engines') ? arg('engines').split(',') : ['chromium'];
@@ -305,29 +330,34 @@ window.ready = true;
     for (const engine of engines) {
       const b = await launchEngine(engine);
       try {
-        const tabs = [];
-        for (let i = 0; i < revisions.length; i++) {
-          const tab = await b.newPage();
-          await tab.goto(`${srv.url}/rev${i}/b/index.html`);
-          await tab.waitFor(() => window.ready === true);
-          tabs.push(tab);
-        }
-        clockRows[`${engine} ${b.version}`] = await tabs[0].evaluate(() => window.clockCosts());
         const kinds = ['plain', 'idle', 'log', 'after'];
-        const bt = revisions.map(() => Object.fromEntries(kinds.map((k) => [k, []])));
-        for (let r = 0; r < ROUNDS + 3; r++) {
-          const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]);
-          if (r % 2) order.reverse();
-          for (let j = 0; j < tabs.length; j++) {
-            const i = r % 2 ? tabs.length - 1 - j : j;
-            for (const k of order) {
-              const ms = await tabs[i].evaluate((key) => window.round(key), k);
-              if (r >= 3) bt[i][k].push(ms); // three warm-up rounds
+        const bt = revisions.map(() => Object.fromEntries([...kinds, 'batch'].map((k) => [k, []])));
+        for (let batch = 0; batch < BATCHES; batch++) {
+          const tabs = [];
+          for (let i = 0; i < revisions.length; i++) {
+            const tab = await b.newPage();
+            await tab.goto(`${srv.url}/rev${i}/b/index.html`);
+            await tab.waitFor(() => window.ready === true);
+            tabs.push(tab);
+          }
+          if (batch === 0)
+            clockRows[`${engine} ${b.version}`] = await tabs[0].evaluate(() => window.clockCosts());
+          for (let r = -WARM; r < BATCH; r++) {
+            const order = kinds.map((_, i) => kinds[(i + r + WARM) % kinds.length]);
+            if ((r + batch) % 2) order.reverse();
+            for (let j = 0; j < tabs.length; j++) {
+              const i = (r + batch) % 2 ? tabs.length - 1 - j : j;
+              for (const k of order) {
+                const ms = await tabs[i].evaluate((key) => window.round(key), k);
+                if (r >= 0) bt[i][k].push(ms);
+              }
+              if (r >= 0) bt[i].batch.push(batch);
             }
           }
+          for (const tab of tabs) await tab.close();
         }
         table(
-          `The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, median of ${ROUNDS} rounds (load average ${loadavg()[0].toFixed(1)})`,
+          `The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, median of ${BATCHES * BATCH} rounds in ${BATCHES} pages per revision (load average ${loadavg()[0].toFixed(1)})`,
           revisions.map((rev, i) => [rev.name, bt[i]]),
           ROWS.slice(0, 3),
         );
