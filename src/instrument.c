@@ -269,11 +269,12 @@ PS_API int32_t ps_instrument_consume(uint32_t count, uint32_t nstamps)
     uint32_t i = 0;
     while (i < count) {
         /* The window: records up to the next stamp (included), or the rest of the log at the
-         * last stamp's time. Its times never pass `end_time`: when that is before the earliest
-         * tick, no session looks at its records, which are applied in one go. */
+         * last stamp's time. Its times never pass `end_time`: when the earliest tick is not
+         * before it, no session looks at its records, which are applied in one go (under a
+         * coarse clock most stamps read a tick's time exactly). */
         uint32_t end = next ? (uint32_t)next->index + 1 : count;
         double end_time = next && next->time > last_time ? next->time : last_time;
-        if (end_time < tick) {
+        if (end_time <= tick) {
             apply(i, end);
             i = end;
             if (next) {
@@ -296,6 +297,7 @@ PS_API int32_t ps_instrument_consume(uint32_t count, uint32_t nstamps)
                 step = window_step(next, from);
             } else {
                 t = last_time + step * (i - from + 1);
+                if (t > end_time) t = end_time; /* (rounding) */
             }
             if (tick < t) {
                 for (uint32_t h = 0; h < nsessions; h++) {

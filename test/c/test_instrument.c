@@ -172,13 +172,13 @@ TEST(bad_stamps_are_ignored_and_unregistered_frames_left_out)
  * no tick are applied in one go, and every tick still sees the stack a record-by-record replay
  * gives (the model below: record i at its stamp's time, or spread between the stamps around it;
  * a tick is taken before the first record later than it). */
-TEST(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record)
+static void replay_matches_the_model(double start, int coarse)
 {
     enum { N = 6000 };
     static int32_t rec[N];
     static double st[2 * N], tim[N];
     uint32_t seed = 12345, ns = 0, d = 0;
-    double now = 10000;
+    double now = start;
     for (uint32_t i = 0; i < N; i++) {
         seed = seed * 1103515245u + 12345u;
         uint32_t r = seed >> 8;
@@ -187,12 +187,12 @@ TEST(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record)
         if (r % 13 == 0 || i == N - 2) { /* a stamp; none on the last record */
             now += (r >> 4) % 5 == 0 ? 0.7 + (r % 300) / 100.0 : (r % 50) / 1000.0;
             st[2 * ns] = i;
-            st[2 * ns + 1] = now;
+            st[2 * ns + 1] = coarse ? floor(now) : now; /* a 1 ms clock reads the ticks' times */
             ns++;
         }
     }
     /* the model's times */
-    double last = 10000;
+    double last = start;
     uint32_t from = 0, k = 0;
     for (uint32_t i = 0; i < N; i++) {
         if (k < ns && st[2 * k] == i) {
@@ -200,13 +200,15 @@ TEST(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record)
             from = i + 1;
             k++;
         } else if (k < ns) {
-            tim[i] = last + (st[2 * k + 1] - last) / (st[2 * k] - from + 1) * (i - from + 1);
+            double end = st[2 * k + 1] > last ? st[2 * k + 1] : last;
+            tim[i] = last + (end - last) / (st[2 * k] - from + 1) * (i - from + 1);
+            if (tim[i] > end) tim[i] = end;
         } else {
             tim[i] = last;
         }
     }
     int32_t t = ps_trace_new(100000);
-    int32_t s = ps_instrument_start(t, 1, 10000, 0);
+    int32_t s = ps_instrument_start(t, 1, start, 0);
     CHECK(s >= 1);
     CHECK_EQ_INT(consume(rec, N, st, ns), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(s, now + 2), 0);
@@ -217,7 +219,7 @@ TEST(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record)
     d = 0;
     uint32_t i = 0;
     for (uint32_t j = 0; j < n; j++) {
-        double tick = 10001 + j;
+        double tick = start + 1 + j;
         for (; i < N && !(tick < tim[i]); i++) {
             if (rec[i] >= 0) stack[d++] = rec[i];
             else d = (uint32_t)~rec[i];
@@ -234,6 +236,12 @@ TEST(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record)
     CHECK(ticks_in_windows > 10);
     ps_instrument_stop(s);
     ps_trace_free(t);
+}
+
+TEST(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record)
+{
+    replay_matches_the_model(10000, 0);
+    replay_matches_the_model(100000, 1); /* stamps on the ticks' times */
 }
 
 int main(void)
