@@ -186,6 +186,7 @@ bench: deps wasm dist
 	$(NODE) bench/export.mjs
 	$(NODE) bench/node-integrations.mjs
 	$(NODE) bench/instrument.mjs
+	$(NODE) bench/instrument-exits.mjs
 	$(NODE) bench/first-use.mjs
 
 # The demo needs only Node and npm packages (the plain page instruments its workloads as it

@@ -12,7 +12,9 @@
 // `__psv = void 0`; `return a, b` → `__psv = (a, b)`): one exit per function, after the `try`,
 // which passes the value through. Not `try { body } finally { __ps.x(__pst) }` (in V8 11 a
 // `finally` cost ~3 ns more a call, and marked ran faster in Firefox without it) and not an
-// exit call per `return` (each call site spends V8's inlining budget: docs/instrument.md).
+// exit call per `return` (each call site spends V8's inlining budget: docs/instrument.md), and
+// not a body without `try` (stop 17: no engine ran measurably faster without it, and an
+// exception would then leave its frame on the stack; bench/instrument-exits.mjs).
 // A user's own `finally` after a `return` runs before the exit, inside the frame; a `finally`
 // that throws is caught by the `catch`, which exits.
 // Generators keep `try { body } finally { __ps.x(__pst) }`: gen.return() resumes a suspended

@@ -1,0 +1,130 @@
+// Micro-bench of an instrumented function's exit form (docs/instrument.md, "Bodies without try
+// (stop 17)"): ns per instrumented call, no profiler running, of a loop calling `mid`, which
+// calls `leaf` 4 times (5 instrumented calls per iteration). Variants, each its own module and
+// probe object, timed in interleaved rounds (every variant in every position in turn), medians
+// with the rounds' 25th–75th percentile:
+//   plain       the source as it is
+//   try         the transform's output (the body in a labelled try, one exit after it)
+//   tryless     the same without the try and its catch (measurement only: an exception would
+//               leave the frame on the stack)
+//   try/no warm-up   the transform's output with probes that skip createProbes's warm-up (the
+//               logger call sites shown two functions at creation)
+//   try/empty, tryless/empty   both with probes that do nothing (the calls' own cost)
+//   node bench/instrument-exits.mjs [--engines=node,chromium,firefox,webkit] [--rounds=N]
+// Run it under the machine-wide bench lock (flock /work/bench.lock ...) on a shared machine.
+import { loadavg } from 'node:os';
+import { instrument } from '../glue/instrument/transform.js';
+import { PROBES_KEY } from '../glue/instrument/probes.js';
+
+const arg = (name) =>
+  (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3);
+const ROUNDS = Number(arg('rounds')) || 15;
+const ENGINES = (arg('engines') || 'node,chromium,firefox').split(',');
+const N = 200000; // iterations per timed loop: 1e6 instrumented calls
+
+const src = `
+export function leaf(x) { if (x < 0) return 0; return (x * 31 + 7) | 0; }
+export function mid(x) { let s = 0; s += leaf(x); s += leaf(s); s += leaf(s); s += leaf(s); return s | 0; }
+export function loop(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + mid(i)) | 0; return s; }`;
+
+const out = instrument(src, { file: 'exits.js' }).code;
+const tryless = out
+  .replaceAll('__psx:try{', '__psx:{')
+  .replaceAll('}catch(__pse){__ps.x(__pst);throw __pse}', '}');
+// Probes that do nothing, set between the header and the first function.
+const empty = (code) =>
+  code.replace(
+    '\nexport function leaf',
+    ';__ps=Object.assign({},__ps,{e(){return 0},r(v){return v},x(){return -1}});\nexport function leaf',
+  );
+// The probes without the warm-up that shows their logger call sites two functions at creation.
+const noWarmUp = (code) => code.replace(/const idle = L;[\s\S]*?S\[1\] = 0;/, '');
+if (
+  tryless.includes('try{') ||
+  !out.includes('__psx:try{') ||
+  empty(out) === out ||
+  noWarmUp(out) === out
+)
+  throw new Error('the transform emits another form: update this bench');
+const own = (code, name) => code.replaceAll(PROBES_KEY, `${PROBES_KEY}.bench.${name}`);
+const variants = {
+  plain: src,
+  try: own(out, 'try'),
+  tryless: own(tryless, 'tryless'),
+  'try/no warm-up': own(noWarmUp(out), 'try-no-warm-up'),
+  'try/empty': own(empty(out), 'try-empty'),
+  'tryless/empty': own(empty(tryless), 'tryless-empty'),
+};
+
+/** ns per instrumented call for each module in `mods` (runs where the modules are). */
+function runBench(mods, rounds, n) {
+  const t = {};
+  const ks = Object.keys(mods);
+  for (const k of ks) t[k] = [];
+  for (let r = -3; r < rounds; r++) {
+    const order = ks.map((_, i) => ks[(i + r + 3) % ks.length]);
+    if (r % 2) order.reverse();
+    for (const k of order) {
+      const t0 = performance.now();
+      mods[k].loop(n);
+      const ms = performance.now() - t0;
+      if (r >= 0) t[k].push((ms * 1e6) / (n * 5));
+    }
+  }
+  const res = {};
+  for (const k of ks) {
+    const s = t[k].sort((a, b) => a - b);
+    const q = (p) => s[Math.round(p * (s.length - 1))];
+    res[k] = [q(0.5), q(0.25), q(0.75)];
+  }
+  return res;
+}
+
+const rows = {};
+for (const engine of ENGINES) {
+  if (engine === 'node') {
+    const mods = {};
+    for (const k in variants)
+      mods[k] = await import(`data:text/javascript,${encodeURIComponent(variants[k])}`);
+    rows[`node ${process.version}`] = runBench(mods, ROUNDS, N);
+    continue;
+  }
+  const { launchEngine, serve } = await import('../test/browser/harness.js');
+  const routes = {};
+  const names = Object.keys(variants);
+  names.forEach((k, i) => {
+    routes[`/exits/${i}.js`] = { body: variants[k], type: 'text/javascript' };
+  });
+  routes['/exits/index.html'] = {
+    body: `<!doctype html><script type=module>
+const mods = {};
+${names.map((k, i) => `mods[${JSON.stringify(k)}] = await import('/exits/${i}.js');`).join('\n')}
+window.bench = () => (${runBench.toString()})(mods, ${ROUNDS}, ${N});
+window.ready = true;
+</script>`,
+  };
+  const srv = await serve({ routes });
+  try {
+    const b = await launchEngine(engine);
+    try {
+      const tab = await b.newPage();
+      await tab.goto(`${srv.url}/exits/index.html`);
+      await tab.waitFor(() => window.ready === true);
+      rows[`${engine} ${b.version}`] = await tab.evaluate(() => window.bench());
+    } finally {
+      await b.close();
+    }
+  } finally {
+    await srv.close();
+  }
+}
+
+const cols = Object.keys(variants);
+console.log(
+  `\n### Exit forms, ns per instrumented call, no profiler (median of ${ROUNDS} rounds, 25–75 %; load average ${loadavg()[0].toFixed(1)})\n`,
+);
+console.log(`| engine | ${cols.join(' | ')} |\n|---|${cols.map(() => '---').join('|')}|`);
+for (const [engine, r] of Object.entries(rows))
+  console.log(
+    `| ${engine} | ${cols.map((c) => `${r[c][0].toFixed(2)} (${r[c][1].toFixed(2)}–${r[c][2].toFixed(2)})`).join(' | ')} |`,
+  );
