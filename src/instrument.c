@@ -231,6 +231,31 @@ static double window_step(const ps_instrument_stamp *next, uint32_t from)
     return (end - last_time) / (next->index - from + 1);
 }
 
+/* Where the replay is among the stamps: the next usable stamp (0: none), the first record
+ * after the last stamp passed, and the time step between the unstamped records up to `next`. */
+typedef struct {
+    uint32_t k, nstamps, count, from;
+    const ps_instrument_stamp *next;
+    double step;
+} stamp_cursor;
+
+/* The time of stamp `p`, never before the last one (the last stamp's time when `p` is 0). */
+static double stamp_time(const ps_instrument_stamp *p)
+{
+    return p && p->time > last_time ? p->time : last_time;
+}
+
+/* Pass the stamp c->next (its record is being consumed): the clock moves to its time, the
+ * cursor to the next usable stamp. */
+static void pass_stamp(stamp_cursor *c)
+{
+    last_time = stamp_time(c->next);
+    c->from = (uint32_t)c->next->index + 1;
+    c->k++;
+    c->next = next_stamp(&c->k, c->nstamps, c->from, c->count);
+    c->step = window_step(c->next, c->from);
+}
+
 /* The earliest tick a session may still take (INFINITY if none): records before it need no
  * look at the sessions. */
 static double earliest_tick(void)
@@ -263,40 +288,31 @@ static void apply(uint32_t from, uint32_t to)
 PS_API int32_t ps_instrument_consume(uint32_t count, uint32_t nstamps)
 {
     if (count > log_cap || nstamps > stamps_cap) return PS_E_ARG;
-    uint32_t k = 0, from = 0; /* the next stamp; the first record after the last stamp */
-    const ps_instrument_stamp *next = next_stamp(&k, nstamps, 0, count);
-    double step = window_step(next, from), tick = earliest_tick();
+    stamp_cursor c = { 0, nstamps, count, 0, 0, 0 };
+    c.next = next_stamp(&c.k, nstamps, 0, count);
+    c.step = window_step(c.next, 0);
+    double tick = earliest_tick();
     uint32_t i = 0;
     while (i < count) {
         /* The window: records up to the next stamp (included), or the rest of the log at the
          * last stamp's time. Its times never pass `end_time`: when the earliest tick is not
          * before it, no session looks at its records, which are applied in one go (under a
          * coarse clock most stamps read a tick's time exactly). */
-        uint32_t end = next ? (uint32_t)next->index + 1 : count;
-        double end_time = next && next->time > last_time ? next->time : last_time;
+        uint32_t end = c.next ? (uint32_t)c.next->index + 1 : count;
+        double end_time = stamp_time(c.next);
         if (end_time <= tick) {
             apply(i, end);
             i = end;
-            if (next) {
-                last_time = end_time;
-                from = end;
-                k++;
-                next = next_stamp(&k, nstamps, end, count);
-                step = window_step(next, from);
-            }
+            if (c.next) pass_stamp(&c);
             continue;
         }
         for (; i < end; i++) {
             double t;
-            if (next && next->index == i) {
-                t = next->time > last_time ? next->time : last_time;
-                last_time = t;
-                from = i + 1;
-                k++;
-                next = next_stamp(&k, nstamps, i + 1, count);
-                step = window_step(next, from);
+            if (c.next && c.next->index == i) {
+                pass_stamp(&c);
+                t = last_time;
             } else {
-                t = last_time + step * (i - from + 1);
+                t = last_time + c.step * (i - c.from + 1);
                 if (t > end_time) t = end_time; /* (rounding) */
             }
             if (tick < t) {
