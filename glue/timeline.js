@@ -22,48 +22,36 @@ OWNED_TYPES[PS_TYPE_MEASURE] = 'measure';
 export const typeIndex = (type) => OWNED_TYPES.indexOf(type);
 
 // The names a browser's own entry types can carry, from their specs: a URL (resource,
-// navigation, soft-navigation: always with a scheme, so with ':'), or one of a few fixed names.
-// A host with any other type may name entries anything: it is always asked.
-const URL_NAMED = new Set(['resource', 'navigation', 'soft-navigation']);
-const INPUT_EVENTS =
-  'auxclick click contextmenu dblclick mousedown mouseenter mouseleave mouseout mouseover mouseup ' +
-  'pointerover pointerenter pointerdown pointerup pointercancel pointerout pointerleave ' +
-  'gotpointercapture lostpointercapture touchstart touchend touchcancel keydown keypress keyup ' +
-  'beforeinput input compositionstart compositionupdate compositionend ' +
-  'dragstart dragend dragenter dragleave dragover drop';
-// Per type, its entries' names, separated by spaces ('': the empty name).
-const FIXED_NAMES = {
-  paint: 'first-paint first-contentful-paint',
-  'largest-contentful-paint': '',
-  'interaction-contentful-paint': '', // Chromium's soft-navigation paints, named as LCP's
-  'layout-shift': '',
-  element: 'image-paint text-paint',
-  'visibility-state': 'visible hidden',
-  longtask:
-    'unknown self same-origin-ancestor same-origin-descendant same-origin cross-origin-ancestor ' +
-    'cross-origin-descendant cross-origin-unreachable multiple-contexts',
-  taskattribution: 'unknown script',
-  event: INPUT_EVENTS,
-  'first-input': INPUT_EVENTS,
-  'back-forward-cache-restoration': '',
-  'long-animation-frame': 'long-animation-frame',
-  script: 'script',
-};
+// navigation, soft-navigation: always with a scheme, so with ':'), or one of a few fixed names
+// (the empty name for LCP, layout-shift and back-forward-cache-restoration; paint, element,
+// visibility-state, longtask and taskattribution names; Event Timing's input events), or the
+// type's own name, to be safe. A host with any other type may name entries anything.
+const KNOWN_TYPES = new Set([
+  ...'resource navigation soft-navigation paint largest-contentful-paint layout-shift'.split(' '),
+  ...'interaction-contentful-paint element visibility-state longtask taskattribution'.split(' '),
+  ...'event first-input back-forward-cache-restoration long-animation-frame script'.split(' '),
+]);
+const FIXED_NAMES = new Set([
+  '',
+  ...KNOWN_TYPES,
+  ...'first-paint first-contentful-paint image-paint text-paint visible hidden unknown'.split(' '),
+  ...'self same-origin-ancestor same-origin-descendant same-origin cross-origin-ancestor'.split(
+    ' ',
+  ),
+  ...'cross-origin-descendant cross-origin-unreachable multiple-contexts script'.split(' '),
+  ...'auxclick click contextmenu dblclick mousedown mouseenter mouseleave mouseout'.split(' '),
+  ...'mouseover mouseup pointerover pointerenter pointerdown pointerup pointercancel'.split(' '),
+  ...'pointerout pointerleave gotpointercapture lostpointercapture touchstart touchend'.split(' '),
+  ...'touchcancel keydown keypress keyup beforeinput input compositionstart'.split(' '),
+  ...'compositionupdate compositionend dragstart dragend dragenter dragleave dragover'.split(' '),
+  'drop',
+]);
 
 /** For a browser's own entry types: a test of whether a name may be one of their entries'
  *  names (false: getEntriesByName need not ask the host), or null when some type's names are
- *  not known (ask every time). Each type's own name is allowed too, to be safe. */
-export function hostNameFilter(types) {
-  const fixed = new Set();
-  for (const t of types) {
-    if (URL_NAMED.has(t)) continue;
-    const names = FIXED_NAMES[t];
-    if (typeof names !== 'string') return null;
-    for (const n of names.split(' ')) fixed.add(n);
-    fixed.add(t);
-  }
-  return (name) => name.includes(':') || fixed.has(name);
-}
+ *  not known (ask every time). */
+export const hostNameFilter = (types) =>
+  types.every((t) => KNOWN_TYPES.has(t)) ? (n) => n.includes(':') || FIXED_NAMES.has(n) : null;
 
 /** The host's getEntriesByName(name, type), getEntriesByType(type) or getEntries() (null: not
  *  given); a host query that throws (e.g. Node's stack overflow) yields nothing. */
