@@ -5,7 +5,7 @@ import { failed, failedConstruct, domException } from './errors.js';
 import { dictionarySource, isObject, requireArgs, toDOMString, toDouble } from './webidl.js';
 import { webidlShape } from './entries.js';
 import { native, nativeSupportedTypes } from './host.js';
-import { OWNED_TYPES, typeIndex } from './timeline.js';
+import { OWNED_TYPES, typeIndex, entryQueries } from './timeline.js';
 
 const INTERNAL = Symbol('perfshim.internal');
 
@@ -33,14 +33,6 @@ function toObserverInit(v, context) {
   return init;
 }
 
-/** Performance Timeline §filter buffer by name and type, over a list already in time order. */
-function filterList(list, name, type) {
-  if (name === null && type === null) return list.slice();
-  return list.filter(
-    (e) => (type === null || e.entryType === type) && (name === null || e.name === name),
-  );
-}
-
 export function createObserverClasses(timeline) {
   const supported = Object.freeze([...new Set([...nativeSupportedTypes, ...OWNED_TYPES])].sort());
   const supportedSet = new Set(supported);
@@ -57,29 +49,18 @@ export function createObserverClasses(timeline) {
       this.#list = entries.sort((a, b) => a.startTime - b.startTime);
     }
 
-    /** The brand check; returns the context of `op`'s messages. */
-    #check(op) {
-      const context = failed(op, 'PerformanceObserverEntryList');
-      if (!(#list in this)) throw new TypeError(`${context}: Illegal invocation`);
-      return context;
-    }
-
-    getEntries() {
-      this.#check('getEntries');
-      return filterList(this.#list, null, null);
-    }
-
-    getEntriesByType(type) {
-      const context = this.#check('getEntriesByType');
-      requireArgs(arguments.length, 1, context);
-      return filterList(this.#list, null, toDOMString(type, context));
-    }
-
-    getEntriesByName(name, type = undefined) {
-      const context = this.#check('getEntriesByName');
-      requireArgs(arguments.length, 1, context);
-      name = toDOMString(name, context);
-      return filterList(this.#list, name, type === undefined ? null : toDOMString(type, context));
+    static {
+      const check = (self, op) => {
+        const context = failed(op, 'PerformanceObserverEntryList');
+        if (!(#list in self)) throw new TypeError(`${context}: Illegal invocation`);
+        return context;
+      };
+      // Performance Timeline §filter buffer by name and type, over a list in time order.
+      const filter = (self, name, type) =>
+        self.#list.filter(
+          (e) => (type === null || e.entryType === type) && (name === null || e.name === name),
+        );
+      Object.assign(this.prototype, entryQueries(check, filter));
     }
   }
 

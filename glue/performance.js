@@ -29,7 +29,7 @@ import {
   markSteps,
   webidlShape,
 } from './entries.js';
-import { Timeline, typeIndex } from './timeline.js';
+import { Timeline, typeIndex, entryQueries } from './timeline.js';
 import { createObserverClasses } from './observer.js';
 import {
   native,
@@ -225,23 +225,10 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       timeline.clear(MEASURE, measureName === undefined ? null : toDOMString(measureName, context));
     },
 
-    getEntries() {
-      check(this, CTX.getEntries);
-      return timeline.filter(null, null);
-    },
-
-    getEntriesByType(type) {
-      const context = check(this, CTX.getEntriesByType);
-      requireArgs(arguments.length, 1, context);
-      return timeline.filter(null, toDOMString(type, context));
-    },
-
-    getEntriesByName(name, type = undefined) {
-      const context = check(this, CTX.getEntriesByName);
-      requireArgs(arguments.length, 1, context);
-      name = toDOMString(name, context);
-      return timeline.filter(name, type === undefined ? null : toDOMString(type, context));
-    },
+    ...entryQueries(
+      (self, op) => check(self, CTX[op]),
+      (_self, name, type) => timeline.filter(name, type),
+    ),
   };
 
   // Measure Memory (the full entry passes its factory; the timeline-only build has none): the

@@ -13,6 +13,7 @@ import {
   reportException,
   isNode,
 } from './host.js';
+import { requireArgs, toDOMString } from './webidl.js';
 
 /** The entry types perfshim owns, at their core type codes. */
 export const OWNED_TYPES = [];
@@ -65,6 +66,27 @@ export function hostQuery(name, type) {
     return [];
   }
 }
+
+/** getEntries, getEntriesByType and getEntriesByName (Performance Timeline) for an interface
+ *  whose brand check `check(self, op)` returns the context of op's messages, over its
+ *  `filter(self, name, type)` (null: any name or type). */
+export const entryQueries = (check, filter) => ({
+  getEntries() {
+    check(this, 'getEntries');
+    return filter(this, null, null);
+  },
+  getEntriesByType(type) {
+    const context = check(this, 'getEntriesByType');
+    requireArgs(arguments.length, 1, context);
+    return filter(this, null, toDOMString(type, context));
+  },
+  getEntriesByName(name, type = undefined) {
+    const context = check(this, 'getEntriesByName');
+    requireArgs(arguments.length, 1, context);
+    name = toDOMString(name, context);
+    return filter(this, name, type === undefined ? null : toDOMString(type, context));
+  },
+});
 
 /** Merge two lists sorted by startTime (stable: `a` first on ties). */
 function mergeSorted(a, b) {
