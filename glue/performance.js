@@ -52,42 +52,37 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
   // install, e.g. from 'node:perf_hooks') watching mark/measure: counted by install.js.
   const hostWatchers = { mark: 0, measure: 0 };
 
-  /** Make the host create (and queue) its own copy of an entry. */
-  function hostCopy(type, entry) {
+  /** The host's clearMarks or clearMeasures (type MARK or MEASURE) of `name` (undefined: all). */
+  function hostClear(type, name) {
+    try {
+      (type === MARK ? native.clearMarks : native.clearMeasures).call(nativePerformance, name);
+    } catch {
+      /* nothing to clear */
+    }
+  }
+
+  /** Make the host create (and queue) its own copy of an entry; with `clear`, clear it from the
+   *  host's buffer again (our timeline is the one that keeps entries). */
+  function hostCopy(type, entry, clear) {
     const { name, startTime, duration, detail } = entry;
     try {
       if (type === MARK) native.mark.call(nativePerformance, name, { startTime, detail });
       else native.measure.call(nativePerformance, name, { start: startTime, duration, detail });
     } catch {
-      // A host that cannot represent the entry (e.g. a negative duration) simply misses it.
+      return; // a host that cannot represent the entry (e.g. a negative duration) misses it
     }
-  }
-
-  /** Give an entry to the host's observers; the host's copy is then cleared from its buffer
-   *  (our timeline is the one that keeps entries). */
-  function toHost(type, entry) {
-    hostCopy(type, entry);
-    try {
-      if (type === MARK) native.clearMarks.call(nativePerformance, entry.name);
-      else native.clearMeasures.call(nativePerformance, entry.name);
-    } catch {
-      /* nothing to clear */
-    }
+    if (clear) hostClear(type, name);
   }
 
   /** Run `fn` while the host's buffer holds copies of our entries of `type` ('mark' or
    *  'measure'): a host observer's observe({type, buffered: true}) then sees them. */
   function withHostCopies(type, fn) {
     const t = typeIndex(type);
-    for (const e of timeline.owned(t, null)) hostCopy(t, e);
+    for (const e of timeline.owned(t, null)) hostCopy(t, e, false);
     try {
       return fn();
     } finally {
-      try {
-        (t === MARK ? native.clearMarks : native.clearMeasures).call(nativePerformance);
-      } catch {
-        /* nothing to clear */
-      }
+      hostClear(t, undefined);
     }
   }
 
@@ -151,7 +146,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
       const name = toDOMString(markName, context);
       const entry = markSteps(context, name, markOptions, addMark, context);
       timeline.queue(entry, MARK);
-      if (hostWatchers.mark) toHost(MARK, entry);
+      if (hostWatchers.mark) hostCopy(MARK, entry, true);
       return entry;
     },
 
@@ -211,7 +206,7 @@ export function createRealm(core, { host = true, measureMemory = null } = {}) {
         ? timeline.entry(MEASURE, st, name, o[0], o[1], null, context)
         : timeline.add(MEASURE, name, o[0], o[1], cloneDetail(rawDetail, context), context);
       timeline.queue(entry, MEASURE);
-      if (hostWatchers.measure) toHost(MEASURE, entry);
+      if (hostWatchers.measure) hostCopy(MEASURE, entry, true);
       return entry;
     },
 
