@@ -69,7 +69,7 @@ export function createObserverClasses(timeline) {
     #buffer = [];
     #observerType = 'undefined';
     #requiresDropped = false;
-    #options = []; // the registered observer's options list
+    #types = new Set(); // the types the registered observer's options list names
     #registered = null; // our record in timeline.registered while registered
     #host = null; // the host observer for delegated types
     #hostDropped = 0;
@@ -128,17 +128,23 @@ export function createObserverClasses(timeline) {
           return;
         }
         registered = { entryTypes: types };
-        this.#options = [registered];
+        this.#types = new Set(types);
       } else {
         if (!supportedSet.has(init.type)) {
           warn(`ignoring unsupported type '${init.type}'.`);
           return;
         }
-        const i = this.#options.findIndex((o) => o.type === init.type);
-        if (i >= 0) this.#options[i] = init;
-        else this.#options.push(init);
+        this.#types.add(init.type);
       }
-      this.#register();
+      if (!this.#registered) {
+        this.#registered = {
+          observes: (type) => this.#types.has(type),
+          accept: (entry) => this.#buffer.push(entry),
+          deliver: () => this.#deliver(),
+        };
+        timeline.registered.push(this.#registered);
+      }
+      timeline.reindex();
       this.#syncHost(registered);
       const t = typeIndex(init.type); // -1 for entryTypes (whose buffered flag is dropped)
       if (init.buffered && t >= 0) {
@@ -148,43 +154,25 @@ export function createObserverClasses(timeline) {
       }
     }
 
-    #register() {
-      if (!this.#registered) {
-        this.#registered = {
-          observes: (type) =>
-            this.#options.some((o) => o.type === type || o.entryTypes?.includes(type)),
-          accept: (entry) => this.#buffer.push(entry),
-          deliver: () => this.#deliver(),
-        };
-        timeline.registered.push(this.#registered);
-      }
-      timeline.reindex();
-    }
-
     /** Delegate the host's types to a host observer, mirroring this observe() call. */
     #syncHost(init) {
       if (!hostTypes.size || !native.PerformanceObserver) return;
-      if (init.entryTypes) {
-        const types = init.entryTypes.filter((t) => hostTypes.has(t));
-        if (types.length) this.#hostObserver().observe({ entryTypes: types });
-        else this.#dropHost();
-      } else if (hostTypes.has(init.type)) {
-        // type, buffered and (for 'event') durationThreshold, as given.
-        this.#hostObserver().observe({ ...init, buffered: !!init.buffered });
+      const types = (init.entryTypes || [init.type]).filter((t) => hostTypes.has(t));
+      if (types.length === 0) {
+        if (init.entryTypes) this.#dropHost();
+        return;
       }
-    }
-
-    #hostObserver() {
-      if (!this.#host) {
-        this.#host = new native.PerformanceObserver((list, _obs, opts) => {
-          const entries = list.getEntries();
-          if (opts && typeof opts.droppedEntriesCount === 'number')
-            this.#hostDropped = opts.droppedEntriesCount;
-          for (const e of entries) this.#buffer.push(e);
-          if (entries.length) timeline.queueTask();
-        });
-      }
-      return this.#host;
+      this.#host ??= new native.PerformanceObserver((list, _obs, opts) => {
+        const entries = list.getEntries();
+        if (opts && typeof opts.droppedEntriesCount === 'number')
+          this.#hostDropped = opts.droppedEntriesCount;
+        for (const e of entries) this.#buffer.push(e);
+        if (entries.length) timeline.queueTask();
+      });
+      // For a type: type, buffered and (for 'event') durationThreshold, as given.
+      this.#host.observe(
+        init.entryTypes ? { entryTypes: types } : { ...init, buffered: !!init.buffered },
+      );
     }
 
     #dropHost() {
@@ -201,8 +189,7 @@ export function createObserverClasses(timeline) {
       const callbackOptions = {};
       if (this.#requiresDropped) {
         let dropped = this.#hostDropped;
-        for (const o of this.#options)
-          for (const t of o.entryTypes || [o.type]) dropped += timeline.dropped(t);
+        for (const t of this.#types) dropped += timeline.dropped(t);
         callbackOptions.droppedEntriesCount = dropped;
         this.#requiresDropped = false;
       }
@@ -219,7 +206,7 @@ export function createObserverClasses(timeline) {
       }
       this.#dropHost();
       this.#buffer = [];
-      this.#options = [];
+      this.#types.clear();
     }
 
     takeRecords() {
