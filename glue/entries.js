@@ -19,7 +19,7 @@ import {
   currentNavigationId,
 } from './host.js';
 
-const INTERNAL = Symbol('perfshim.internal');
+export const INTERNAL = Symbol('perfshim.internal');
 const illegal = (what) => new TypeError(`${what}: Illegal invocation`);
 
 const nativeEntryProto = native.PerformanceEntry ? native.PerformanceEntry.prototype : null;
@@ -73,7 +73,7 @@ export function place(c, i, name, startTime, duration, detail) {
 // by name, whose index the buffer reuses) take the next index of their type's loose chunk:
 // entry `e` is moved there, or (e === null) a new entry is made there.
 const loose = { mark: null, measure: null };
-function inLoose(e, entryType, name, startTime, duration, detail) {
+export function looseEntry(e, entryType, name, startTime, duration, detail) {
   let c = loose[entryType];
   if (c === null || c.used === CHUNK) c = loose[entryType] = new Chunk(entryType);
   const i = c.used++;
@@ -174,7 +174,7 @@ export class PerformanceEntry {
     detach = (e) => {
       const c = chunkOf(e),
         i = indexOf(e);
-      inLoose(e, c.entryType, c.n[i], c.s[i], c.d === null ? 0 : c.d[i], detailAt(c, i));
+      looseEntry(e, c.entryType, c.n[i], c.s[i], c.d === null ? 0 : c.d[i], detailAt(c, i));
       if (c.v !== null) chunkOf(e).v[indexOf(e)] = c.v[i];
     };
   }
@@ -187,10 +187,6 @@ export function newEntry(c, i) {
     ? new PerformanceMark(INTERNAL, c, i)
     : new PerformanceMeasure(INTERNAL, c, i);
 }
-
-/** An entry that is not in the buffer, with its values in the type's loose chunk. */
-export const looseEntry = (entryType, name, startTime, duration, detail) =>
-  inLoose(null, entryType, name, startTime, duration, detail);
 
 /** The steps of the PerformanceMark constructor after argument conversion (User Timing 3):
  *  returns done(arg, name, startTime, detail). */
@@ -211,7 +207,8 @@ export function markSteps(context, name, options, done, arg) {
   return done(arg, name, time, cloneDetail(rawDetail, context));
 }
 
-const placeLoose = (e, name, startTime, detail) => inLoose(e, 'mark', name, startTime, 0, detail);
+const placeLoose = (e, name, startTime, detail) =>
+  looseEntry(e, 'mark', name, startTime, 0, detail);
 
 export class PerformanceMark extends PerformanceEntry {
   #c;

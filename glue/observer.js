@@ -3,11 +3,9 @@
 // delegated to the host's own PerformanceObserver and lands in the same observer buffer.
 import { failed, failedConstruct, domException } from './errors.js';
 import { dictionarySource, isObject, requireArgs, toDOMString, toDouble } from './webidl.js';
-import { webidlShape } from './entries.js';
+import { webidlShape, INTERNAL } from './entries.js';
 import { native, nativeSupportedTypes } from './host.js';
 import { OWNED_TYPES, typeIndex, entryQueries } from './timeline.js';
-
-const INTERNAL = Symbol('perfshim.internal');
 
 const warn = (message) => globalThis.console?.warn?.(`PerformanceObserver: ${message}`);
 

@@ -154,7 +154,7 @@ export class Timeline {
   entry(type, slot, name, startTime, duration, detail, context) {
     if (slot < 0) {
       if (slot !== PS_E_LIMIT) this.core.check(slot, context);
-      return looseEntry(OWNED_TYPES[type], name, startTime, duration, detail);
+      return looseEntry(null, OWNED_TYPES[type], name, startTime, duration, detail);
     }
     const k = slot >>> 1,
       j = k >>> CHUNK_BITS,
