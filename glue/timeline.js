@@ -269,8 +269,8 @@ export class Timeline {
     this.interested = OWNED_TYPES.map((t) => this.registered.filter((r) => r.observes(t)));
   }
 
+  /** Entries of `type` dropped by a full buffer (the core answers 0 for a type it does not own). */
   dropped(type) {
-    const t = typeIndex(type);
-    return t >= 0 ? this.core.x.ps_timeline_dropped(t) : 0;
+    return this.core.x.ps_timeline_dropped(typeIndex(type));
   }
 }
