@@ -68,16 +68,6 @@ export class ChunkedSampler {
     if (!this.chunk) return;
     const old = this.chunk;
     let blocked = nativeNow();
-    let stopped;
-    try {
-      this.chunk = this.startChunk(); // before the old one stops: no gap
-      this.chunks++;
-      stopped = this.stopChunk(old);
-    } catch (e) {
-      this.fail(e);
-      return;
-    }
-    blocked = nativeNow() - blocked;
     const after = (result) => {
       const t0 = nativeNow();
       this.fold(result, old, Infinity);
@@ -91,19 +81,21 @@ export class ChunkedSampler {
         this.schedule();
       }
     };
-    if (isPromise(stopped)) {
-      this.chained = true;
-      this.pending = this.pending
-        .then(() => stopped)
-        .then(after)
-        .catch((e) => this.fail(e));
-      return;
-    }
+    let stopped;
     try {
-      after(stopped);
+      this.chunk = this.startChunk(); // before the old one stops: no gap
+      this.chunks++;
+      stopped = this.stopChunk(old);
+      blocked = nativeNow() - blocked;
+      if (!isPromise(stopped)) return after(stopped);
     } catch (e) {
-      this.fail(e);
+      return this.fail(e);
     }
+    this.chained = true;
+    this.pending = this.pending
+      .then(() => stopped)
+      .then(after)
+      .catch((e) => this.fail(e));
   }
 
   /** Nothing to throw to from a timer: stop sampling and let stop() reject with `e`. */
