@@ -16,16 +16,14 @@ import { statusError } from './errors.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { marksAndMeasures } from './export-entries.js';
 
-const U32 = 0xffffffff;
-
-const isId = (v, n) => Number.isInteger(v) && v >= 0 && v < n;
+const isU32 = (v) => Number.isInteger(v) && v >= 0 && v < 0xffffffff;
 
 /** The URL of what is being profiled: the page's (or worker's) location, the main script's
  *  file: URL in Node, or a placeholder when there is neither (node -e, a REPL). */
 function pageUrl() {
-  const loc = globalThis.location;
-  if (loc && typeof loc.href === 'string' && isUrl(loc.href)) return loc.href;
-  const main = typeof process === 'object' && process && process.argv && process.argv[1];
+  const href = globalThis.location?.href;
+  if (typeof href === 'string' && isUrl(href)) return href;
+  const main = globalThis.process?.argv?.[1];
   if (typeof main !== 'string' || !/^(\/|[A-Za-z]:[\\/])/.test(main)) return 'perfshim:profile';
   const path = main
     .replace(/\\/g, '/')
@@ -47,7 +45,6 @@ const isUrl = (s) => {
 export function createExporters(core) {
   const codec = createTraceCodec(core);
   const fail = (op, detail) => statusError(PARSE, `perfshim ${op}`, detail);
-  const check = (op, status) => core.check(status, `perfshim ${op}`);
 
   /** fn(h) on a scratch trace for `n` samples, freed afterwards. */
   function scratch(n, fn) {
@@ -64,7 +61,7 @@ export function createExporters(core) {
   const exportWith = (op, trace, write) =>
     scratch(trace && Array.isArray(trace.samples) ? trace.samples.length : 0, (h) => {
       codec.importTrace(h, trace, Infinity, -Infinity, `perfshim ${op}`);
-      check(op, write(h));
+      core.check(write(h), `perfshim ${op}`);
       return core.takeJSON();
     });
 
@@ -92,8 +89,7 @@ export function createExporters(core) {
   function toTraceEvents(trace, options = {}) {
     const op = 'toTraceEvents';
     const { entries, pid = 1, tid = 1, url = pageUrl() } = options || {};
-    if (!isId(pid, U32) || !isId(tid, U32))
-      throw fail(op, 'pid and tid must be non-negative integers');
+    if (!isU32(pid) || !isU32(tid)) throw fail(op, 'pid and tid must be non-negative integers');
     if (typeof url !== 'string' || !isUrl(url)) throw fail(op, 'options.url must be a URL');
     // Convert the entries before the export, so a bad entry costs no document.
     const events = [];
@@ -105,12 +101,11 @@ export function createExporters(core) {
       try {
         detail = e.detail == null ? undefined : JSON.stringify(e.detail);
       } catch {}
+      const args = detail === undefined ? {} : { detail };
       if (e.entryType === 'mark') {
-        const data =
-          detail === undefined ? { startTime: e.startTime } : { startTime: e.startTime, detail };
+        const data = { startTime: e.startTime, ...args };
         events.push({ ...base, ph: 'I', s: 't', ts: us(e.startTime), args: { data } });
       } else {
-        const args = detail === undefined ? {} : { detail };
         const id = `0x${(++measures).toString(16)}`;
         events.push({ ...base, ph: 'b', id, ts: us(e.startTime), args });
         events.push({ ...base, ph: 'e', id, ts: us(e.startTime + e.duration), args: {} });
@@ -155,7 +150,7 @@ export function createExporters(core) {
         throw fail(op, `not JSON: ${e.message}`);
       }
     }
-    const offsetMs = options && options.offsetMs !== undefined ? options.offsetMs : 0;
+    const { offsetMs = 0 } = options || {};
     if (!Number.isFinite(offsetMs)) throw fail(op, 'options.offsetMs must be a finite number');
     return scratch(p && Array.isArray(p.samples) ? p.samples.length : 0, (h) => {
       codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);

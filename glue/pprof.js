@@ -15,16 +15,7 @@
 // time_nanos = timeOrigin + the first sample; duration_nanos covers the samples plus the last one's
 // weight; period = options.interval, else the mean sample interval.
 import { gzipSync } from 'node:zlib';
-import {
-  Profile,
-  StringTable,
-  ValueType,
-  Sample,
-  Location,
-  Line,
-  Function as PprofFunction,
-  Label,
-} from 'pprof-format';
+import * as pprof from 'pprof-format';
 import { toCpuProfile, performance } from './index.js';
 import { marksAndMeasures } from './export-entries.js';
 
@@ -53,7 +44,7 @@ export function toPprof(trace, options = {}) {
     .sort((x, y) => x.start - y.start);
   const cp = toCpuProfile(trace); // checks the trace (TypeError naming what is wrong)
 
-  const strings = new StringTable();
+  const strings = new pprof.StringTable();
   const str = (s) => strings.dedup(s);
   const parent = new Map();
   const byId = new Map();
@@ -79,11 +70,11 @@ export function toPprof(trace, options = {}) {
       const startLine = f.lineNumber >= 0 ? f.lineNumber + 1 : 0;
       const name = str(f.functionName || '(anonymous)');
       functions.push(
-        new PprofFunction({ id: loc, name, systemName: name, filename: str(f.url), startLine }),
+        new pprof.Function({ id: loc, name, systemName: name, filename: str(f.url), startLine }),
       );
       const column = f.columnNumber >= 0 ? f.columnNumber + 1 : 0;
-      const line = new Line({ functionId: loc, line: startLine, column });
-      locations.push(new Location({ id: loc, line: [line] }));
+      const line = new pprof.Line({ functionId: loc, line: startLine, column });
+      locations.push(new pprof.Location({ id: loc, line: [line] }));
       functionOf.set(key, loc);
     }
     locationOfNode.set(nodeId, loc);
@@ -101,12 +92,8 @@ export function toPprof(trace, options = {}) {
 
   // Sample times (µs, the .cpuprofile's clock: µs since the time origin) and weights.
   const n = cp.samples.length;
-  const times = new Float64Array(n);
   let t = cp.startTime;
-  for (let i = 0; i < n; i++) {
-    t += cp.timeDeltas[i];
-    times[i] = t;
-  }
+  const times = cp.timeDeltas.map((d) => (t += d));
   const spanUs = n > 1 ? times[n - 1] - times[0] : 0;
   const periodUs = interval !== undefined ? interval * 1000 : n > 1 ? spanUs / (n - 1) : 0;
 
@@ -121,27 +108,22 @@ export function toPprof(trace, options = {}) {
     const names = active.map((m) => m.name);
     const key = `${cp.samples[i]}\u0000${names.join('\u0000')}`;
     const wallNs = Math.round((i + 1 < n ? times[i + 1] - times[i] : periodUs) * 1000);
-    const s = samples.get(key);
-    if (s) {
-      s.value[0] += 1;
-      s.value[1] += wallNs;
-    } else {
-      samples.set(
-        key,
-        new Sample({
-          locationId: stackOf(cp.samples[i]),
-          value: [1, wallNs],
-          label: names.map((m) => new Label({ key: keyName, str: str(m) })),
-        }),
-      );
+    let s = samples.get(key);
+    if (!s) {
+      const locationId = stackOf(cp.samples[i]); // (its strings before the labels')
+      const label = names.map((m) => new pprof.Label({ key: keyName, str: str(m) }));
+      s = new pprof.Sample({ locationId, value: [0, 0], label });
+      samples.set(key, s);
     }
+    s.value[0] += 1;
+    s.value[1] += wallNs;
   }
 
   const originUs = Math.round(timeOrigin * 1000) + (n ? Math.round(times[0]) : 0);
-  const profile = new Profile({
+  const profile = new pprof.Profile({
     sampleType: [
-      new ValueType({ type: str('samples'), unit: str('count') }),
-      new ValueType({ type: str('wall'), unit: str('nanoseconds') }),
+      new pprof.ValueType({ type: str('samples'), unit: str('count') }),
+      new pprof.ValueType({ type: str('wall'), unit: str('nanoseconds') }),
     ],
     sample: [...samples.values()],
     location: locations,
@@ -149,7 +131,7 @@ export function toPprof(trace, options = {}) {
     stringTable: strings,
     timeNanos: BigInt(originUs) * 1000n,
     durationNanos: n ? Math.round((spanUs + periodUs) * 1000) : 0,
-    periodType: new ValueType({ type: str('wall'), unit: str('nanoseconds') }),
+    periodType: new pprof.ValueType({ type: str('wall'), unit: str('nanoseconds') }),
     period: Math.round(periodUs * 1000),
     comment: marks.map((m) => str(`mark ${String(m.name)} at ${m.startTime.toFixed(3)} ms`)),
     defaultSampleType: str('wall'),

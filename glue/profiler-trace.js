@@ -25,36 +25,43 @@ const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : t
 /** A member as the core's import reads it: NaN when absent, -Infinity when not a number. */
 const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -Infinity);
 
-/** The strings of an import, each written once (WTF-8) in the byte region after the records:
- *  add() every string first (to size the region), reserve() the records, then place() them. */
-class Strings {
-  constructor() {
-    this.at = new Map(); // string -> [offset, byte length] once placed
-    this.room = 0;
+/** An import's input in the exchange buffer, built in one pass over the caller's objects:
+ *  `words` f64 of records (f64[base...]), then `extra` f64, then the strings the records name
+ *  (WTF-8, each distinct string once, as (offset, byte length) into that region), gathered in JS
+ *  until send(). */
+class Input {
+  constructor(core, words) {
+    this.core = core;
+    this.words = words;
+    this.base = core.reserve(words * 8) >>> 3;
+    this.f64 = core.f64();
+    this.bytes = new Uint8Array(1024);
     this.used = 0;
+    this.at = new Map(); // string -> [offset, byte length]
   }
-  add(s) {
-    if (this.at.has(s)) return;
-    this.at.set(s, null);
-    this.room += s.length * 3;
-  }
-  /** Reserve `words` f64 of records in the exchange buffer with the strings' region after them;
-   *  returns the records' first index in core.f64(). */
-  reserve(core, words) {
-    const ptr = core.reserve(words * 8 + this.room);
-    this.u8 = core.u8();
-    this.region = ptr + words * 8;
-    return ptr >>> 3;
-  }
-  /** Write (offset, byte length) of `s` at f64[w], its bytes into the region the first time. */
-  place(s, f64, w) {
+  /** Write `s` at f64[w] as (offset, byte length), its bytes the first time. */
+  str(w, s) {
     let p = this.at.get(s);
     if (!p) {
-      this.at.set(s, (p = [this.used, encodeInto(s, this.u8, this.region + this.used)]));
+      if (this.used + s.length * 3 > this.bytes.length) {
+        const grown = new Uint8Array(2 * (this.used + s.length * 3));
+        grown.set(this.bytes.subarray(0, this.used));
+        this.bytes = grown;
+      }
+      this.at.set(s, (p = [this.used, encodeInto(s, this.bytes, this.used)]));
       this.used += p[1];
     }
-    f64[w] = p[0];
-    f64[w + 1] = p[1];
+    this.f64[w] = p[0];
+    this.f64[w + 1] = p[1];
+  }
+  /** Append `extra` and the strings to the records; returns the strings' byte count. */
+  send(extra = []) {
+    const words = this.words + extra.length;
+    // The buffer may move as it grows; its content (the records) moves with it.
+    const at = this.core.reserve(words * 8 + this.used) >>> 3;
+    this.core.f64().set(extra, at + this.words);
+    this.core.u8().set(this.bytes.subarray(0, this.used), (at + words) * 8);
+    return this.used;
   }
 }
 
@@ -139,42 +146,34 @@ export function createTraceCodec(core) {
         );
       const nodes = p.nodes,
         n = nodes.length;
-      const strings = new Strings();
-      let kids = 0;
-      for (let i = 0; i < n; i++) {
+      const input = new Input(core, n * 10),
+        f64 = input.f64,
+        kids = [];
+      for (let i = 0, w = input.base; i < n; i++, w += 10) {
         const node = nodes[i],
           at = `profile.nodes[${i}]`;
         if (node === null || typeof node !== 'object') throw fail(`${at} must be an object`);
-        const cf = node.callFrame;
+        const cf = node.callFrame,
+          ch = node.children;
         if (cf === null || typeof cf !== 'object') throw fail(`${at}.callFrame must be an object`);
         if (typeof cf.functionName !== 'string')
           throw fail(`${at}.callFrame.functionName must be a string`);
         if (!absent(cf.url) && typeof cf.url !== 'string')
           throw fail(`${at}.callFrame.url must be a string`);
-        if (!absent(node.children) && !Array.isArray(node.children))
-          throw fail(`${at}.children must be an array`);
-        if (node.children) kids += node.children.length;
-        strings.add(cf.functionName);
-        strings.add(cf.url || '');
-      }
-      const base = strings.reserve(core, n * 10 + kids),
-        f64 = core.f64();
-      for (let i = 0, w = base, c = base + n * 10; i < n; i++, w += 10) {
-        const node = nodes[i],
-          cf = node.callFrame,
-          ch = node.children;
+        if (!absent(ch) && !Array.isArray(ch)) throw fail(`${at}.children must be an array`);
         f64[w] = num(node.id);
         f64[w + 1] = num(node.parent);
-        strings.place(cf.functionName, f64, w + 2);
-        strings.place(cf.url || '', f64, w + 4);
+        input.str(w + 2, cf.functionName);
+        input.str(w + 4, cf.url || '');
         f64[w + 6] = absent(cf.lineNumber) ? -1 : num(cf.lineNumber);
         f64[w + 7] = absent(cf.columnNumber) ? -1 : num(cf.columnNumber);
-        f64[w + 8] = c - base - n * 10;
+        f64[w + 8] = kids.length;
         f64[w + 9] = ch ? ch.length : -1;
-        if (ch) for (let k = 0; k < ch.length; k++) f64[c++] = num(ch[k]);
+        if (ch) for (const c of ch) kids.push(num(c));
       }
-      const input = { nodes, samples, deltas };
-      this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids, strings.used), context, input);
+      const bytes = input.send(kids);
+      const given = { nodes, samples, deltas };
+      this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids.length, bytes), context, given);
       const m = samples.length;
       if (!m) return 0;
       const at = core.reserve(m * 16) >>> 3,
@@ -186,7 +185,7 @@ export function createTraceCodec(core) {
       return this.checkImport(
         core.x.ps_trace_import_v8_samples(h, m, p.startTime, offsetMs, afterMs, untilMs),
         context,
-        input,
+        given,
       );
     },
 
@@ -209,52 +208,46 @@ export function createTraceCodec(core) {
     ) {
       const fail = (detail) => statusError(abi.PS_E_PARSE, context, detail);
       if (!isObj(t)) throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
-      const lists = ['resources', 'frames', 'stacks', 'samples'];
-      for (const k of lists)
+      for (const k of ['resources', 'frames', 'stacks', 'samples'])
         if (!Array.isArray(t[k])) throw fail(`trace.${k} must be an array, got ${describe(t[k])}`);
-      for (const k of lists) {
-        const list = t[k],
-          want = k === 'resources' ? 'a string' : 'an object';
-        for (let i = 0; i < list.length; i++) {
-          const v = list[i];
-          if (k === 'resources' ? typeof v !== 'string' : !isObj(v))
-            throw fail(`trace.${k}[${i}] must be ${want}`);
-          if (k === 'frames' && typeof v.name !== 'string')
-            throw fail(`trace.frames[${i}].name must be a string`);
-        }
-      }
       const { resources, frames, stacks, samples } = t;
-      const strings = new Strings();
-      for (const r of resources) strings.add(r);
-      for (const f of frames) strings.add(f.name);
       const nr = resources.length,
         nf = frames.length,
         ns = stacks.length,
         nsm = samples.length;
-      let w = strings.reserve(core, nr * 2 + nf * 5 + ns * 2 + nsm * 3);
-      const f64 = core.f64();
-      for (let i = 0; i < nr; i++, w += 2) strings.place(resources[i], f64, w);
+      const input = new Input(core, nr * 2 + nf * 5 + ns * 2 + nsm * 3),
+        f64 = input.f64;
+      let w = input.base;
+      for (let i = 0; i < nr; i++, w += 2) {
+        if (typeof resources[i] !== 'string') throw fail(`trace.resources[${i}] must be a string`);
+        input.str(w, resources[i]);
+      }
       for (let i = 0; i < nf; i++, w += 5) {
         const f = frames[i];
-        strings.place(f.name, f64, w);
+        if (!isObj(f)) throw fail(`trace.frames[${i}] must be an object`);
+        if (typeof f.name !== 'string') throw fail(`trace.frames[${i}].name must be a string`);
+        input.str(w, f.name);
         f64[w + 2] = num(f.resourceId);
         f64[w + 3] = num(f.line);
         f64[w + 4] = num(f.column);
       }
       for (let i = 0; i < ns; i++, w += 2) {
+        if (!isObj(stacks[i])) throw fail(`trace.stacks[${i}] must be an object`);
         f64[w] = num(stacks[i].frameId);
         f64[w + 1] = num(stacks[i].parentId);
       }
       for (let i = 0; i < nsm; i++, w += 3) {
         const s = samples[i];
+        if (!isObj(s)) throw fail(`trace.samples[${i}] must be an object`);
         f64[w] = num(s.timestamp);
         f64[w + 1] = num(s.stackId);
         f64[w + 2] = absent(s.marker)
           ? 0
           : MARKER_CODE.get(s.marker) || (lenientMarkers ? abi.PS_MARKER_OTHER : -1);
       }
+      const bytes = input.send();
       return this.checkImport(
-        core.x.ps_trace_import(h, nr, nf, ns, nsm, strings.used, afterMs, untilMs),
+        core.x.ps_trace_import(h, nr, nf, ns, nsm, bytes, afterMs, untilMs),
         context,
         t,
       );

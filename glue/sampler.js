@@ -10,6 +10,8 @@
 import { nativeNow } from './host.js';
 
 const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then === 'function';
+/** f(v), or a promise of it when v is a promise. */
+const then = (v, f) => (isPromise(v) ? v.then(f) : f(v));
 
 export class ChunkedSampler {
   /** The sample source (profiler.js) whose start() runs this subclass. */
@@ -17,20 +19,17 @@ export class ChunkedSampler {
     return { name, supportedIntervalMs, start: (...args) => new this(...args).begin() };
   }
 
-  constructor(codec, h, intervalMs, maxBufferSize, onFull) {
-    this.codec = codec;
-    this.h = h;
-    this.intervalMs = intervalMs;
-    this.max = maxBufferSize;
-    this.onFull = onFull;
-    this.last = -Infinity; // timestamp of the last sample folded into the trace
-    this.error = null; // a failure while handing over, reported by stop()
-    this.chunk = null;
-    this.chunks = 0; // chunks started so far (handovers + 1)
-    this.handoverMs = 0; // how long the last hand-over blocked the thread
-    this.timer = null;
-    this.pending = Promise.resolve(); // asynchronous folds, in chunk order
-    this.chained = false; // whether a fold went through `pending`
+  last = -Infinity; // timestamp of the last sample folded into the trace
+  error = null; // a failure while handing over, reported by stop()
+  chunk = null;
+  chunks = 0; // chunks started so far (handovers + 1)
+  handoverMs = 0; // how long the last hand-over blocked the thread
+  timer = null;
+  pending = Promise.resolve(); // asynchronous folds, in chunk order
+  chained = false; // whether a fold went through `pending`
+
+  constructor(codec, h, intervalMs, max, onFull) {
+    Object.assign(this, { codec, h, intervalMs, max, onFull });
   }
 
   /** Start the first chunk; returns this. */
@@ -69,16 +68,6 @@ export class ChunkedSampler {
     if (!this.chunk) return;
     const old = this.chunk;
     let blocked = nativeNow();
-    let stopped;
-    try {
-      this.chunk = this.startChunk(); // before the old one stops: no gap
-      this.chunks++;
-      stopped = this.stopChunk(old);
-    } catch (e) {
-      this.fail(e);
-      return;
-    }
-    blocked = nativeNow() - blocked;
     const after = (result) => {
       const t0 = nativeNow();
       this.fold(result, old, Infinity);
@@ -92,19 +81,21 @@ export class ChunkedSampler {
         this.schedule();
       }
     };
-    if (isPromise(stopped)) {
-      this.chained = true;
-      this.pending = this.pending
-        .then(() => stopped)
-        .then(after)
-        .catch((e) => this.fail(e));
-      return;
-    }
+    let stopped;
     try {
-      after(stopped);
+      this.chunk = this.startChunk(); // before the old one stops: no gap
+      this.chunks++;
+      stopped = this.stopChunk(old);
+      blocked = nativeNow() - blocked;
+      if (!isPromise(stopped)) return after(stopped);
     } catch (e) {
-      this.fail(e);
+      return this.fail(e);
     }
+    this.chained = true;
+    this.pending = this.pending
+      .then(() => stopped)
+      .then(after)
+      .catch((e) => this.fail(e));
   }
 
   /** Nothing to throw to from a timer: stop sampling and let stop() reject with `e`. */
@@ -121,11 +112,7 @@ export class ChunkedSampler {
     this.chunk = null;
     const finish = () => {
       if (this.error) throw this.error;
-      if (!chunk) return undefined;
-      const stopped = this.stopChunk(chunk);
-      if (isPromise(stopped)) return stopped.then((result) => this.fold(result, chunk, until));
-      this.fold(stopped, chunk, until);
-      return undefined;
+      return chunk && then(this.stopChunk(chunk), (result) => this.fold(result, chunk, until));
     };
     return this.chained ? this.pending.then(finish) : finish();
   }

@@ -283,3 +283,42 @@ test('a synthetic V8 profile converts like the real ones', () => {
     stacks: [{ frameId: 0 }, { frameId: 1, parentId: 0 }],
   });
 });
+
+test('an import whose strings move the exchange buffer keeps its records', () => {
+  // A fresh core: its small exchange buffer is followed by the trace, so the strings (written
+  // after the records) make it move.
+  const fresh = wasmPath ? createCore(new Uint8Array(readFileSync(wasmPath))) : createCore();
+  const c = createTraceCodec(fresh);
+  fresh.reserve(1);
+  const long = `f${'\u00e9'.repeat(40000)}\ud800`;
+  const h = c.create(10);
+  c.importTrace(h, {
+    resources: ['https://a.test/x.js'],
+    frames: [{ name: long, resourceId: 0, line: 3 }],
+    stacks: [{ frameId: 0 }],
+    samples: [{ timestamp: 1, stackId: 0 }],
+  });
+  const node = (id, name, children) => ({
+    id,
+    callFrame: { functionName: name, url: 'https://a.test/y.js' },
+    children,
+  });
+  const profile = {
+    nodes: [node(1, '(root)', [2]), node(2, `${long}v8`, [])],
+    startTime: 0,
+    samples: [2],
+    timeDeltas: [2000],
+  };
+  const h2 = c.create(10);
+  c.importV8(h2, profile, 0);
+  for (const [handle, name, url] of [
+    [h, long, 'https://a.test/x.js'],
+    [h2, `${long}v8`, 'https://a.test/y.js'],
+  ]) {
+    const t = c.read(handle);
+    assert.ok(t.frames[0].name === name, 'the name round-trips');
+    assert.deepEqual(t.resources, [url]);
+    assert.equal(t.samples.length, 1);
+    c.free(handle);
+  }
+});
