@@ -69,6 +69,23 @@ export const native = Object.fromEntries([
   ...INTERFACES.split(' ').map((n) => [n, own(g, n)]),
 ]);
 
+/** perfshim's measureUserAgentSpecificMemory functions are marked, and carry the host's function
+ *  they replace, so that a copy of perfshim loaded after install (the Measure Memory bundle,
+ *  loaded on first use) still finds the host's own. */
+const PERFSHIM_MEASURE = Symbol.for('perfshim.measureMemory');
+const NATIVE_MEASURE = Symbol.for('perfshim.measureMemory.native');
+/** The host's own measureUserAgentSpecificMemory, or null. */
+export const nativeMeasure = /* @__PURE__ */ (() => {
+  const f = own(nativeHome, 'measureUserAgentSpecificMemory');
+  return f?.[PERFSHIM_MEASURE] ? f[NATIVE_MEASURE] || null : f;
+})();
+/** Mark `fn` as perfshim's measureUserAgentSpecificMemory (see nativeMeasure); returns it. */
+export function markMeasure(fn) {
+  Object.defineProperty(fn, PERFSHIM_MEASURE, { value: true });
+  if (nativeMeasure) Object.defineProperty(fn, NATIVE_MEASURE, { value: nativeMeasure });
+  return fn;
+}
+
 /** The native supported entry types (frozen array) or []. */
 export const nativeSupportedTypes = (() => {
   try {

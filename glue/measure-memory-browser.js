@@ -13,23 +13,12 @@
 // The spec's "memory measurement allowed predicate" comes first: a Window whose origin is not
 // the top-level origin, or a dedicated worker, gets a SecurityError.
 import { domException, failed } from './errors.js';
-import { isWindow } from './host.js';
+import { isWindow, nativeHome, nativeMeasure } from './host.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 const g = globalThis;
-const perfProto = g.performance ? Object.getPrototypeOf(g.performance) : null;
-/** Marks perfshim's own measureUserAgentSpecificMemory functions. */
-export const PERFSHIM_MEASURE = Symbol.for('perfshim.measureMemory');
-const nativeMeasure = (() => {
-  const f = perfProto && perfProto.measureUserAgentSpecificMemory;
-  // Ours, installed before this module loaded (glue/index.js loads it on first use): the host's
-  // function it replaced, if any.
-  if (typeof f === 'function' && f[PERFSHIM_MEASURE])
-    return f[Symbol.for('perfshim.measureMemory.native')] || null;
-  return typeof f === 'function' ? f : null;
-})();
 /** performance.memory's getter (an accessor's get is a function or undefined). */
-const memoryGetter = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory')?.get;
+const memoryGetter = nativeHome && Object.getOwnPropertyDescriptor(nativeHome, 'memory')?.get;
 
 // A gc() the page exposed (--js-flags=--expose-gc): Chromium's native call resolves after the
 // next full GC, which it otherwise schedules seconds later; collecting every 50 ms until the

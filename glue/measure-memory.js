@@ -10,9 +10,9 @@ import { wasmBytes } from '../wasm/perfshim-memory.wasm.js';
 import { loadCore, instantiateCore, embeddedBytes, coreBytes } from './loader.js';
 import { statusError, failed } from './errors.js';
 import { PS_OK, PS_E_PARSE } from './abi.js';
-import { isNode, queueTask } from './host.js';
+import { isNode, queueTask, markMeasure } from './host.js';
 import { measureNode } from './measure-memory-node.js';
-import { measureBrowser, PERFSHIM_MEASURE } from './measure-memory-browser.js';
+import { measureBrowser } from './measure-memory-browser.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 
@@ -83,8 +83,7 @@ export function createMeasureMemory(core, { source = hostSource, brand } = {}) {
   };
   // Marked, so that a copy of the browser source loaded after install never takes it for the
   // native function.
-  Object.defineProperty(measure, PERFSHIM_MEASURE, { value: true });
-  return measure;
+  return markMeasure(measure);
 }
 
 let cached;
