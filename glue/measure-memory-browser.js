@@ -64,27 +64,11 @@ function measurementAllowed() {
   }
 }
 
-/** A native MemoryMeasurement as an intermediate measurement with host-resolved tokens. */
+/** A native MemoryMeasurement as an intermediate measurement with host-resolved tokens: one
+ *  realm per attribution (the core keeps host tokens' entries as given, so equal realms need
+ *  not be shared). */
 export function fromNative(result) {
   const realms = [];
-  const index = new Map();
-  const realmOf = (a) => {
-    const aggregated = a.scope === 'cross-origin-aggregated';
-    const container = a.container
-      ? { id: String(a.container.id ?? ''), src: String(a.container.src ?? '') }
-      : null;
-    const realm = {
-      url: String(a.url ?? ''),
-      scope: String(a.scope ?? ''),
-      token: { container, crossOriginAggregated: aggregated },
-    };
-    const key = JSON.stringify(realm);
-    if (!index.has(key)) {
-      index.set(key, realms.length);
-      realms.push(realm);
-    }
-    return index.get(key);
-  };
   const entries = [];
   let sum = 0;
   for (const e of result.breakdown || []) {
@@ -92,7 +76,15 @@ export function fromNative(result) {
     const attribution = Array.from(e.attribution || []);
     // The draft's extra zero-byte entry: the core adds its own.
     if (e.bytes === 0 && attribution.length === 0 && types.length === 0) continue;
-    entries.push({ bytes: e.bytes, realms: attribution.map(realmOf), types });
+    const indexes = attribution.map((a) => {
+      const container = a.container
+        ? { id: String(a.container.id ?? ''), src: String(a.container.src ?? '') }
+        : null;
+      const crossOriginAggregated = a.scope === 'cross-origin-aggregated';
+      const token = { container, crossOriginAggregated };
+      return realms.push({ url: String(a.url ?? ''), scope: String(a.scope ?? ''), token }) - 1;
+    });
+    entries.push({ bytes: e.bytes, realms: indexes, types });
     sum += e.bytes;
   }
   // A total without (or beyond) a breakdown stays in the total, unattributed.
