@@ -10,17 +10,15 @@ import { wasmBytes } from '../wasm/perfshim-memory.wasm.js';
 import { loadCore, instantiateCore, embeddedBytes, coreBytes } from './loader.js';
 import { statusError, failed } from './errors.js';
 import { PS_OK, PS_E_PARSE } from './abi.js';
-import { isNode, queueTask, markMeasure } from './host.js';
+import { isNode, queueTask } from './host.js';
 import { measureNode } from './measure-memory-node.js';
 import { measureBrowser } from './measure-memory-browser.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 
-function randomSeed() {
-  const c = globalThis.crypto;
-  if (c && typeof c.getRandomValues === 'function') return c.getRandomValues(new Uint32Array(1))[0];
-  return (Math.random() * 0x100000000) >>> 0;
-}
+/** The shuffle's seed: the orders are randomized so that pages do not depend on them, which
+ *  needs no cryptographic randomness. */
+const randomSeed = () => (Math.random() * 0x100000000) >>> 0;
 
 /** A new Measure Memory core. */
 export function createMemoryCore() {
@@ -63,27 +61,20 @@ const hostSource = isNode ? measureNode : measureBrowser;
  * WebIDL turns exceptions of promise-returning operations into rejections).
  */
 export function createMeasureMemory(core, { source = hostSource, brand } = {}) {
-  const measure = function measureUserAgentSpecificMemory() {
+  return function measureUserAgentSpecificMemory() {
     return new Promise((resolve, reject) => {
       if (brand && !brand(this))
         throw new TypeError(`${failed(OP, 'Performance')}: Illegal invocation`);
-      // The source's exceptions and rejections alike reject, in a task queued after it.
-      new Promise((measured) => measured(source(core))).then(
-        (intermediate) =>
-          queueTask(() => {
-            try {
-              resolve(buildMeasurement(loadMemoryCore(), intermediate));
-            } catch (e) {
-              reject(e);
-            }
-          }),
-        (e) => queueTask(() => reject(e)),
-      );
+      // The source's exceptions and rejections, and the core's, alike reject; either way the
+      // promise settles in a task queued after the measurement.
+      new Promise((measured) => measured(source(core)))
+        .then((intermediate) => buildMeasurement(loadMemoryCore(), intermediate))
+        .then(
+          (m) => queueTask(() => resolve(m)),
+          (e) => queueTask(() => reject(e)),
+        );
     });
   };
-  // Marked, so that a copy of the browser source loaded after install never takes it for the
-  // native function.
-  return markMeasure(measure);
 }
 
 let cached;
