@@ -105,10 +105,7 @@ export const queueTask = (() => {
   if (typeof g.MessageChannel === 'function') {
     const ch = new g.MessageChannel();
     const q = [];
-    ch.port1.onmessage = () => {
-      const fn = q.shift();
-      if (fn) fn();
-    };
+    ch.port1.onmessage = () => q.shift()(); // one message per queued function
     return (fn) => {
       q.push(fn);
       ch.port2.postMessage(0);
