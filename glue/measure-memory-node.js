@@ -96,11 +96,8 @@ function realmEntries(realm, p, wasmBytes = 0) {
 
 /** This thread's measurement: its realm (main script as a file: URL) and entries (realm 0). */
 async function ownRealm(core, p) {
-  let url = p.main;
-  if (url && !(/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^[a-z]:[\\/]/i.test(url))) {
-    const { pathToFileURL } = await import('node:url'); // resolves a relative path first
-    url = pathToFileURL(url).href;
-  }
+  // p.main is a path (Node makes process.argv[1] absolute) or "" (eval, REPL)
+  const url = p.main && (await import('node:url')).pathToFileURL(p.main).href;
   const scope = p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope';
   const wasm = core && core.memory ? core.memory.buffer.byteLength : 0;
   return { realms: [{ url, scope }], entries: realmEntries(0, p, wasm) };
