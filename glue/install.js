@@ -109,8 +109,7 @@ function installTimeline(realm) {
 
 /** Install on the globals. Returns { installed: [...features], reasons: {feature: [...]} }. */
 export function install(realm, options = {}) {
-  const config = g.PERFSHIM && typeof g.PERFSHIM === 'object' ? g.PERFSHIM : {};
-  const force = !!(options.force || config.force);
+  const force = !!(options.force || g.PERFSHIM?.force);
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
   const result = { installed: [], reasons: {} };
   /** Install `feature` when the host falls short (shortfalls(): why, null when the realm has no
