@@ -7,7 +7,7 @@
 // its JSON reader and writer), so that this module and that core can be loaded on first use
 // (glue/index.js); the source measures with the realm's core (its memory is counted).
 import { wasmBytes } from '../wasm/perfshim-memory.wasm.js';
-import { loadCore, createCore, embeddedBytes, coreBytes } from './loader.js';
+import { loadCore, createCore, coreBytes } from './loader.js';
 import { statusError, failed } from './errors.js';
 import { PS_OK, PS_E_PARSE } from './abi.js';
 import { isNode, queueTask } from './host.js';
@@ -20,18 +20,13 @@ const OP = 'measureUserAgentSpecificMemory';
  *  needs no cryptographic randomness. */
 const randomSeed = () => (Math.random() * 0x100000000) >>> 0;
 
-/** A new Measure Memory core. */
-export function createMemoryCore() {
-  return createCore(embeddedBytes(wasmBytes));
-}
+/** A new Measure Memory core. In Node, PERFSHIM_MEMORY_WASM=path selects another build (the
+ *  suites run on the debug build this way). */
+export const createMemoryCore = () => createCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBytes));
 
 let memoryCore;
-/** The realm's Measure Memory core, instantiated on first use. In Node, PERFSHIM_MEMORY_WASM=path
- *  selects another build (the suites run on the debug build this way). */
-export function loadMemoryCore() {
-  if (!memoryCore) memoryCore = createCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBytes));
-  return memoryCore;
-}
+/** The realm's Measure Memory core, instantiated on first use. */
+export const loadMemoryCore = () => (memoryCore ||= createMemoryCore());
 
 /** Create a new memory measurement (in a Measure Memory core) from an intermediate measurement
  *  object. */
