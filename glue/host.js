@@ -86,15 +86,9 @@ export function markMeasure(fn) {
   return fn;
 }
 
-/** The native supported entry types (frozen array) or []. */
-export const nativeSupportedTypes = (() => {
-  try {
-    const t = native.PerformanceObserver && native.PerformanceObserver.supportedEntryTypes;
-    return Array.isArray(t) ? t.slice() : [];
-  } catch {
-    return [];
-  }
-})();
+/** The native supported entry types (a copy of the frozen array) or []. */
+const supported = native.PerformanceObserver?.supportedEntryTypes;
+export const nativeSupportedTypes = Array.isArray(supported) ? supported.slice() : [];
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
 export const isNode = !!g.process?.versions?.node;
