@@ -22,9 +22,15 @@ export function coreBytes(env, text) {
   return fs ? new Uint8Array(fs.readFileSync(path)) : embeddedBytes(text);
 }
 
-/** A module of the core from its bytes (default: the full core; also another build of it, or
- *  the Measure Memory core): its exports behind the io layer (glue/io.js), transfers included. */
+/** The full core (or, given its bytes, another build of it). */
 export function createCore(bytes = embeddedBytes(wasmBytes)) {
+  return instantiateCore(bytes);
+}
+
+/** Instantiate a module of the core (the full core, the Measure Memory core) from its bytes:
+ *  its exports behind the io layer (glue/io.js), transfers included. (Not createCore: its
+ *  default would pull the full core into the Measure Memory bundle.) */
+export function instantiateCore(bytes) {
   return withTransfers(instantiateBare(bytes));
 }
 

@@ -7,7 +7,7 @@
 // its JSON reader and writer), so that this module and that core can be loaded on first use
 // (glue/index.js); the source measures with the realm's core (its memory is counted).
 import { wasmBytes } from '../wasm/perfshim-memory.wasm.js';
-import { loadCore, createCore, coreBytes } from './loader.js';
+import { loadCore, instantiateCore, coreBytes } from './loader.js';
 import { statusError, failed } from './errors.js';
 import { PS_OK, PS_E_PARSE } from './abi.js';
 import { isNode, queueTask } from './host.js';
@@ -22,7 +22,7 @@ const randomSeed = () => (Math.random() * 0x100000000) >>> 0;
 
 /** A new Measure Memory core. In Node, PERFSHIM_MEMORY_WASM=path selects another build (the
  *  suites run on the debug build this way). */
-export const createMemoryCore = () => createCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBytes));
+export const createMemoryCore = () => instantiateCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBytes));
 
 let memoryCore;
 /** The realm's Measure Memory core, instantiated on first use. */
