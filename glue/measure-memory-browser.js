@@ -2,9 +2,9 @@
 //   1. the native performance.measureUserAgentSpecificMemory() (Chromium, cross-origin isolated
 //      contexts), captured before perfshim installs its own. It resolves after the next full
 //      GC (~15 s headless, unless Chromium runs with ForceEagerMeasureMemory or the page exposes
-//      gc(): see callNative). Its result is re-encoded as an intermediate measurement with the
-//      tokens the browser resolved, so the core applies the current draft's shape (types, the
-//      zero-byte entry, shuffled orders) whatever the browser's version;
+//      gc(): see callNative). Its result goes to the core as it is ({native}: src/memory.h), which
+//      re-encodes it with the tokens the browser resolved in the current draft's shape (types,
+//      the zero-byte entry, shuffled orders) whatever the browser's version;
 //   2. in a Window without it: performance.memory.usedJSHeapSize (Chromium's heap of this
 //      page's isolate, same-process iframes included, workers not), labelled with the type
 //      "performance.memory" (Chromium may quantize it unless started with
@@ -64,34 +64,6 @@ function measurementAllowed() {
   }
 }
 
-/** A native MemoryMeasurement as an intermediate measurement with host-resolved tokens: one
- *  realm per attribution (the core keeps host tokens' entries as given, so equal realms need
- *  not be shared). */
-export function fromNative(result) {
-  const realms = [];
-  const entries = [];
-  let sum = 0;
-  for (const e of result.breakdown || []) {
-    const types = Array.from(e.types || e.userAgentSpecificTypes || [], String);
-    const attribution = Array.from(e.attribution || []);
-    // The draft's extra zero-byte entry: the core adds its own.
-    if (e.bytes === 0 && attribution.length === 0 && types.length === 0) continue;
-    const indexes = attribution.map((a) => {
-      const container = a.container
-        ? { id: String(a.container.id ?? ''), src: String(a.container.src ?? '') }
-        : null;
-      const crossOriginAggregated = a.scope === 'cross-origin-aggregated';
-      const token = { container, crossOriginAggregated };
-      return realms.push({ url: String(a.url ?? ''), scope: String(a.scope ?? ''), token }) - 1;
-    });
-    entries.push({ bytes: e.bytes, realms: indexes, types });
-    sum += e.bytes;
-  }
-  // A total without (or beyond) a breakdown stays in the total, unattributed.
-  if (result.bytes > sum) entries.push({ bytes: result.bytes - sum, realms: [], types: [] });
-  return { realms, entries };
-}
-
 function fallbackWindow(core) {
   const heap = memoryGetter.call(g.performance).usedJSHeapSize;
   const token = { container: null, crossOriginAggregated: false };
@@ -115,7 +87,7 @@ export async function measureBrowser(core) {
       }.`,
     );
   }
-  if (nativeMeasure && g.crossOriginIsolated === true) return fromNative(await callNative());
+  if (nativeMeasure && g.crossOriginIsolated === true) return { native: await callNative() };
   if (isWindow && memoryGetter) return fallbackWindow(core);
   throw domException(
     'NotSupportedError',
