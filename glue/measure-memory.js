@@ -33,16 +33,9 @@ export const loadMemoryCore = () => (memoryCore ||= createMemoryCore());
 export function buildMeasurement(core, intermediate, seed = randomSeed()) {
   const len = core.putString(JSON.stringify(intermediate));
   const status = core.x.ps_memory_build(len, seed >>> 0);
-  const text = core.takeString(); // the result, or what is wrong with the input
-  if (status !== PS_OK) {
-    throw statusError(
-      status,
-      failed(OP, 'Performance'),
-      status === PS_E_PARSE
-        ? `the memory source produced an invalid measurement (${text})`
-        : undefined,
-    );
-  }
+  let text = core.takeString(); // the result, or what went wrong
+  if (status === PS_E_PARSE) text = `the memory source produced an invalid measurement (${text})`;
+  if (status !== PS_OK) throw statusError(status, failed(OP, 'Performance'), text);
   return JSON.parse(text);
 }
 
