@@ -69,15 +69,26 @@ export const native = Object.fromEntries([
   ...INTERFACES.split(' ').map((n) => [n, own(g, n)]),
 ]);
 
-/** The native supported entry types (frozen array) or []. */
-export const nativeSupportedTypes = (() => {
-  try {
-    const t = native.PerformanceObserver && native.PerformanceObserver.supportedEntryTypes;
-    return Array.isArray(t) ? t.slice() : [];
-  } catch {
-    return [];
-  }
+/** perfshim's measureUserAgentSpecificMemory functions are marked, and carry the host's function
+ *  they replace, so that a copy of perfshim loaded after install (the Measure Memory bundle,
+ *  loaded on first use) still finds the host's own. */
+const PERFSHIM_MEASURE = Symbol.for('perfshim.measureMemory');
+const NATIVE_MEASURE = Symbol.for('perfshim.measureMemory.native');
+/** The host's own measureUserAgentSpecificMemory, or null. */
+export const nativeMeasure = /* @__PURE__ */ (() => {
+  const f = own(nativeHome, 'measureUserAgentSpecificMemory');
+  return f?.[PERFSHIM_MEASURE] ? f[NATIVE_MEASURE] || null : f;
 })();
+/** Mark `fn` as perfshim's measureUserAgentSpecificMemory (see nativeMeasure); returns it. */
+export function markMeasure(fn) {
+  Object.defineProperty(fn, PERFSHIM_MEASURE, { value: true });
+  if (nativeMeasure) Object.defineProperty(fn, NATIVE_MEASURE, { value: nativeMeasure });
+  return fn;
+}
+
+/** The native supported entry types (a copy of the frozen array) or []. */
+const supported = native.PerformanceObserver?.supportedEntryTypes;
+export const nativeSupportedTypes = Array.isArray(supported) ? supported.slice() : [];
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
 export const isNode = !!g.process?.versions?.node;
@@ -88,10 +99,7 @@ export const queueTask = (() => {
   if (typeof g.MessageChannel === 'function') {
     const ch = new g.MessageChannel();
     const q = [];
-    ch.port1.onmessage = () => {
-      const fn = q.shift();
-      if (fn) fn();
-    };
+    ch.port1.onmessage = () => q.shift()(); // one message per queued function
     return (fn) => {
       q.push(fn);
       ch.port2.postMessage(0);

@@ -5,27 +5,20 @@ import { lazyCore, loadCore } from './loader.js';
 import { createRealm } from './performance.js';
 import { install as installInto, FULL_FEATURES } from './install.js';
 import { createProfilerClass } from './profiler.js';
-
-const MEASURE = Symbol.for('perfshim.measureMemory'); // glue/measure-memory-browser.js's mark
-const NATIVE = Symbol.for('perfshim.measureMemory.native');
+import { markMeasure } from './host.js';
 
 /** measureUserAgentSpecificMemory, its code (glue/measure-memory.js and its sources, and the
  *  Measure Memory core: 9 KB gzipped) loaded on the first call: the API is async, so the eager
- *  bundle leaves it out (dist/perfshim-memory.mjs). The host's own function, as found now
- *  (before install replaces it), goes with ours for the browser source to use. */
+ *  bundle leaves it out (dist/perfshim-memory.mjs). Marked by host.js's markMeasure, which also
+ *  hands the host's own function, as found now (before install replaces it), to the browser
+ *  source. */
 function lazyMeasureMemory(core, options) {
   let made;
-  const measure = function measureUserAgentSpecificMemory() {
+  return markMeasure(function measureUserAgentSpecificMemory() {
     if (!made)
       made = import('./measure-memory.js').then((m) => m.createMeasureMemory(core, options));
     return made.then((f) => f.call(this));
-  };
-  const proto = globalThis.performance && Object.getPrototypeOf(globalThis.performance);
-  const native = proto && proto.measureUserAgentSpecificMemory;
-  Object.defineProperty(measure, MEASURE, { value: true });
-  if (typeof native === 'function')
-    Object.defineProperty(measure, NATIVE, { value: native[MEASURE] ? native[NATIVE] : native });
-  return measure;
+  });
 }
 
 const KEY = Symbol.for('perfshim.realm');

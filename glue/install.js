@@ -58,40 +58,36 @@ function watchHostObservers(realm) {
   if (!native.PerformanceObserver || !native.mark || !native.measure) return;
   const proto = native.PerformanceObserver.prototype;
   const { observe, disconnect } = proto;
-  const watching = new Map(); // host observer -> Set of owned types it observes
-  const recount = () => {
-    realm.hostWatchers.mark = 0;
-    realm.hostWatchers.measure = 0;
-    for (const types of watching.values()) for (const t of types) realm.hostWatchers[t]++;
+  const watchers = new Map([
+    ['mark', new Set()],
+    ['measure', new Set()],
+  ]); // owned type -> the host observers that observe it
+  /** Record which owned types `observer` observes (watches(type, its set)), then the counts. */
+  const track = (observer, watches) => {
+    for (const [type, set] of watchers) {
+      if (watches(type, set)) set.add(observer);
+      else set.delete(observer);
+      realm.hostWatchers[type] = set.size;
+    }
   };
   // Method shorthand keeps the host's name and length (observe: 0, disconnect: 0).
   const wrapped = {
     observe() {
       const options = arguments[0];
-      const type = options && !options.entryTypes ? options.type : undefined;
-      const mine = watching.get(this);
-      const others =
-        type === 'mark' || type === 'measure'
-          ? realm.hostWatchers[type] - (mine && mine.has(type) ? 1 : 0)
-          : -1;
+      const set = options && !options.entryTypes && watchers.get(options.type);
       // buffered: true must see our buffered entries; lend the host copies for this call, unless
       // other host observers of the type would receive those copies too.
       const result =
-        options && options.buffered && others === 0
-          ? realm.withHostCopies(type, () => observe.apply(this, arguments))
+        options?.buffered && set && set.size === (set.has(this) ? 1 : 0)
+          ? realm.withHostCopies(options.type, () => observe.apply(this, arguments))
           : observe.apply(this, arguments);
       // entryTypes replaces what this observer observed; type adds to it.
-      const types = (options && options.entryTypes) || !mine ? new Set() : mine;
-      for (const t of (options && (options.entryTypes || [options.type])) || [])
-        if (t === 'mark' || t === 'measure') types.add(t);
-      if (types.size) watching.set(this, types);
-      else watching.delete(this);
-      recount();
+      const types = new Set(options?.entryTypes || [options?.type]);
+      track(this, (t, set) => types.has(t) || (!options?.entryTypes && set.has(this)));
       return result;
     },
     disconnect() {
-      watching.delete(this);
-      recount();
+      track(this, () => false);
       return disconnect.apply(this, arguments);
     },
   };
@@ -113,8 +109,7 @@ function installTimeline(realm) {
 
 /** Install on the globals. Returns { installed: [...features], reasons: {feature: [...]} }. */
 export function install(realm, options = {}) {
-  const config = g.PERFSHIM && typeof g.PERFSHIM === 'object' ? g.PERFSHIM : {};
-  const force = !!(options.force || config.force);
+  const force = !!(options.force || g.PERFSHIM?.force);
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
   const result = { installed: [], reasons: {} };
   /** Install `feature` when the host falls short (shortfalls(): why, null when the realm has no

@@ -23,10 +23,14 @@ const loose = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
 const latin1 = /* @__PURE__ */ new TextDecoder('latin1');
 const NON_ASCII = /[\u0080-\uffff]/;
 
-/** Decode WTF-8 that is not valid UTF-8: the 3-byte forms of lone surrogates (ED A0..BF xx)
- *  become their code units, the pieces between them are UTF-8 (bytes that are not become
- *  U+FFFD, as the Encoding Standard decodes). */
-function decodeWtf8(b, start, end) {
+/** The string of WTF-8 bytes b[start, end). Valid UTF-8 (the common case) is decoded natively;
+ *  otherwise the 3-byte forms of lone surrogates (ED A0..BF xx) become their code units and the
+ *  pieces between them are UTF-8 (bytes that are not become U+FFFD, as the Encoding Standard
+ *  decodes). */
+export function decode(b, start, end) {
+  try {
+    return utf8.decode(b.subarray(start, end));
+  } catch {}
   let s = '';
   let from = start;
   for (let i = start; i + 2 < end; i++) {
@@ -38,16 +42,6 @@ function decodeWtf8(b, start, end) {
     }
   }
   return s + loose.decode(b.subarray(from, end));
-}
-
-/** The string of WTF-8 bytes b[start, end): valid UTF-8 (the common case) is decoded natively. */
-export function decode(b, start, end) {
-  const bytes = b.subarray(start, end);
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    return decodeWtf8(b, start, end);
-  }
 }
 
 /** Write `s` as WTF-8 into `b` at `at` (room for 3 bytes per code unit); returns the byte count.

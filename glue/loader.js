@@ -28,7 +28,8 @@ export function createCore(bytes = embeddedBytes(wasmBytes)) {
 }
 
 /** Instantiate a module of the core (the full core, the Measure Memory core) from its bytes:
- *  its exports behind the io layer (glue/io.js), transfers included. */
+ *  its exports behind the io layer (glue/io.js), transfers included. (Not createCore: its
+ *  default would pull the full core into the Measure Memory bundle.) */
 export function instantiateCore(bytes) {
   return withTransfers(instantiateBare(bytes));
 }

@@ -2,9 +2,9 @@
 //   1. the native performance.measureUserAgentSpecificMemory() (Chromium, cross-origin isolated
 //      contexts), captured before perfshim installs its own. It resolves after the next full
 //      GC (~15 s headless, unless Chromium runs with ForceEagerMeasureMemory or the page exposes
-//      gc(): see callNative). Its result is re-encoded as an intermediate measurement with the
-//      tokens the browser resolved, so the core applies the current draft's shape (types, the
-//      zero-byte entry, shuffled orders) whatever the browser's version;
+//      gc(): see callNative). Its result goes to the core as it is ({native}: src/memory.h), which
+//      re-encodes it with the tokens the browser resolved in the current draft's shape (types,
+//      the zero-byte entry, shuffled orders) whatever the browser's version;
 //   2. in a Window without it: performance.memory.usedJSHeapSize (Chromium's heap of this
 //      page's isolate, same-process iframes included, workers not), labelled with the type
 //      "performance.memory" (Chromium may quantize it unless started with
@@ -13,23 +13,12 @@
 // The spec's "memory measurement allowed predicate" comes first: a Window whose origin is not
 // the top-level origin, or a dedicated worker, gets a SecurityError.
 import { domException, failed } from './errors.js';
-import { isWindow } from './host.js';
+import { isWindow, nativeHome, nativeMeasure } from './host.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 const g = globalThis;
-const perfProto = g.performance ? Object.getPrototypeOf(g.performance) : null;
-/** Marks perfshim's own measureUserAgentSpecificMemory functions. */
-export const PERFSHIM_MEASURE = Symbol.for('perfshim.measureMemory');
-const nativeMeasure = (() => {
-  const f = perfProto && perfProto.measureUserAgentSpecificMemory;
-  // Ours, installed before this module loaded (glue/index.js loads it on first use): the host's
-  // function it replaced, if any.
-  if (typeof f === 'function' && f[PERFSHIM_MEASURE])
-    return f[Symbol.for('perfshim.measureMemory.native')] || null;
-  return typeof f === 'function' ? f : null;
-})();
 /** performance.memory's getter (an accessor's get is a function or undefined). */
-const memoryGetter = perfProto && Object.getOwnPropertyDescriptor(perfProto, 'memory')?.get;
+const memoryGetter = nativeHome && Object.getOwnPropertyDescriptor(nativeHome, 'memory')?.get;
 
 // A gc() the page exposed (--js-flags=--expose-gc): Chromium's native call resolves after the
 // next full GC, which it otherwise schedules seconds later; collecting every 50 ms until the
@@ -75,42 +64,6 @@ function measurementAllowed() {
   }
 }
 
-/** A native MemoryMeasurement as an intermediate measurement with host-resolved tokens. */
-export function fromNative(result) {
-  const realms = [];
-  const index = new Map();
-  const realmOf = (a) => {
-    const aggregated = a.scope === 'cross-origin-aggregated';
-    const container = a.container
-      ? { id: String(a.container.id ?? ''), src: String(a.container.src ?? '') }
-      : null;
-    const realm = {
-      url: String(a.url ?? ''),
-      scope: String(a.scope ?? ''),
-      token: { container, crossOriginAggregated: aggregated },
-    };
-    const key = JSON.stringify(realm);
-    if (!index.has(key)) {
-      index.set(key, realms.length);
-      realms.push(realm);
-    }
-    return index.get(key);
-  };
-  const entries = [];
-  let sum = 0;
-  for (const e of result.breakdown || []) {
-    const types = Array.from(e.types || e.userAgentSpecificTypes || [], String);
-    const attribution = Array.from(e.attribution || []);
-    // The draft's extra zero-byte entry: the core adds its own.
-    if (e.bytes === 0 && attribution.length === 0 && types.length === 0) continue;
-    entries.push({ bytes: e.bytes, realms: attribution.map(realmOf), types });
-    sum += e.bytes;
-  }
-  // A total without (or beyond) a breakdown stays in the total, unattributed.
-  if (result.bytes > sum) entries.push({ bytes: result.bytes - sum, realms: [], types: [] });
-  return { realms, entries };
-}
-
 function fallbackWindow(core) {
   const heap = memoryGetter.call(g.performance).usedJSHeapSize;
   const token = { container: null, crossOriginAggregated: false };
@@ -134,7 +87,7 @@ export async function measureBrowser(core) {
       }.`,
     );
   }
-  if (nativeMeasure && g.crossOriginIsolated === true) return fromNative(await callNative());
+  if (nativeMeasure && g.crossOriginIsolated === true) return { native: await callNative() };
   if (isWindow && memoryGetter) return fallbackWindow(core);
   throw domException(
     'NotSupportedError',

@@ -41,90 +41,63 @@ const probeThread = (v8, wt, main) => {
 const PROBE = `(${probeThread})(require('v8'), require('worker_threads'),
   (require.main && require.main.filename) || '')`;
 
-/** A protocol method's result from the in-process session, as a promise. */
-const sessionPost = (session) => (method, params) =>
-  new Promise((resolve, reject) => {
-    session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
-  });
+/** The protocol calls that measure a thread: one full GC, then the probe (its figures by value).
+ *  A worker is sent both at once: its session runs them in order. */
+const STEPS = [
+  ['HeapProfiler.collectGarbage', {}],
+  [
+    'Runtime.evaluate',
+    { expression: PROBE, includeCommandLineAPI: true, returnByValue: true, silent: true },
+  ],
+];
 
-/** post(method, params) for a worker, relayed by its parent session (NodeWorker domain). */
-function workerPost(session, post, sessionId) {
-  const pending = new Map();
-  let nextId = 0;
-  let gone = null;
-  session.on('NodeWorker.receivedMessageFromWorker', ({ params: p }) => {
-    const msg = p.sessionId === sessionId ? JSON.parse(p.message) : {};
-    const w = pending.get(msg.id);
-    if (!w) return; // another worker's, or a notification
-    pending.delete(msg.id);
-    if (msg.error) w.reject(new Error(`${msg.error.message} (${msg.error.code})`));
-    else w.resolve(msg.result);
-  });
-  session.on('NodeWorker.detachedFromWorker', ({ params: p }) => {
-    if (p.sessionId !== sessionId) return;
-    gone = new Error('worker exited during the measurement');
-    for (const w of pending.values()) w.reject(gone);
-    pending.clear();
-  });
-  return (method, params) =>
-    new Promise((resolve, reject) => {
-      if (gone) return reject(gone);
-      const id = ++nextId;
-      pending.set(id, { resolve, reject });
-      const message = JSON.stringify({ id, method, params });
-      post('NodeWorker.sendMessageToWorker', { sessionId, message }).catch((e) => {
-        pending.delete(id);
-        reject(e);
-      });
-    });
-}
-
-/** Entries of one realm from its probe and the bytes of the WebAssembly memory it holds. */
-function realmEntries(realm, p, wasmBytes = 0) {
-  const entries = [];
-  for (const [space, used] of p.spaces) {
-    if (used > 0) entries.push({ bytes: used, realms: [realm], types: ['JavaScript', space] });
-  }
-  const other = Math.max(0, p.external - p.arrayBuffers - wasmBytes);
-  if (p.arrayBuffers > 0)
-    entries.push({ bytes: p.arrayBuffers, realms: [realm], types: ['ArrayBuffer'] });
-  if (wasmBytes > 0) entries.push({ bytes: wasmBytes, realms: [realm], types: ['WebAssembly'] });
-  if (other > 0) entries.push({ bytes: other, realms: [realm], types: ['External'] });
-  return entries;
-}
-
-/** A worker blocked in native code cannot answer; it is not waited for longer than this. */
+/** A worker that does not answer is not waited for longer than this (see measureWorker). */
 const WORKER_TIMEOUT_MS = 5000;
 
-function withTimeout(promise, ms) {
-  let timer;
-  const timeout = new Promise((resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('worker did not answer in time')), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** One GC, then the probe, in the thread `post` reaches. */
-async function measureThread(post) {
-  await post('HeapProfiler.collectGarbage');
-  const r = await post('Runtime.evaluate', {
-    expression: PROBE,
-    includeCommandLineAPI: true,
-    returnByValue: true,
-    silent: true,
-  });
+/** The probe's figures from the last step's result. */
+function probeResult(r) {
   if (r.exceptionDetails) throw new Error(`memory probe failed: ${r.exceptionDetails.text}`);
   return r.result.value;
 }
 
+/** A worker's figures: the steps relayed by the parent session (NodeWorker domain), the answer
+ *  to the last awaited. A worker blocked in native code cannot answer: it is not waited for
+ *  longer than `ms` (the timer is unref'd, so it never keeps the process alive). */
+function measureWorker(session, post, sessionId, ms) {
+  return new Promise((resolve, reject) => {
+    setTimeout(() => reject(new Error('worker did not answer in time')), ms).unref();
+    session.on('NodeWorker.receivedMessageFromWorker', ({ params: p }) => {
+      const msg = p.sessionId === sessionId ? JSON.parse(p.message) : {};
+      if (msg.error) reject(new Error(`${msg.error.message} (${msg.error.code})`));
+      else if (msg.id === STEPS.length) resolve(msg.result); // earlier ids and notifications: no
+    });
+    session.on('NodeWorker.detachedFromWorker', ({ params: p }) => {
+      if (p.sessionId === sessionId) reject(new Error('worker exited during the measurement'));
+    });
+    STEPS.forEach(([method, params], i) => {
+      const message = JSON.stringify({ id: i + 1, method, params });
+      post('NodeWorker.sendMessageToWorker', { sessionId, message }).catch(reject);
+    });
+  }).then(probeResult);
+}
+
+/** Entries of one realm from its probe and the bytes of the WebAssembly memory it holds. */
+function realmEntries(realm, p, wasmBytes = 0) {
+  const parts = [
+    ...p.spaces.map(([space, used]) => [used, 'JavaScript', space]),
+    [p.arrayBuffers, 'ArrayBuffer'],
+    [wasmBytes, 'WebAssembly'],
+    [p.external - p.arrayBuffers - wasmBytes, 'External'],
+  ];
+  return parts
+    .filter(([bytes]) => bytes > 0)
+    .map(([bytes, ...types]) => ({ bytes, realms: [realm], types }));
+}
+
 /** This thread's measurement: its realm (main script as a file: URL) and entries (realm 0). */
 async function ownRealm(core, p) {
-  let url = p.main;
-  if (url && !(/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^[a-z]:[\\/]/i.test(url))) {
-    const { pathToFileURL } = await import('node:url'); // resolves a relative path first
-    url = pathToFileURL(url).href;
-  }
+  // p.main is a path (Node makes process.argv[1] absolute) or "" (eval, REPL)
+  const url = p.main && (await import('node:url')).pathToFileURL(p.main).href;
   const scope = p.isMainThread ? 'NodeMainThread' : 'DedicatedWorkerGlobalScope';
   const wasm = core && core.memory ? core.memory.buffer.byteLength : 0;
   return { realms: [{ url, scope }], entries: realmEntries(0, p, wasm) };
@@ -162,8 +135,11 @@ export async function measureNode(
   } catch {
     return measureDirect(core);
   }
+  const post = (method, params) =>
+    new Promise((resolve, reject) => {
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res)));
+    });
   try {
-    const post = sessionPost(session);
     // Workers first: their measurements (each a GC in its own thread) then run while this
     // thread measures itself.
     let workers = [];
@@ -172,9 +148,9 @@ export async function measureNode(
       const attached = [];
       session.on('NodeWorker.attachedToWorker', ({ params }) => attached.push(params));
       await post('NodeWorker.enable', { waitForDebuggerOnStart: false });
-      workers = attached.map((w) =>
-        withTimeout(measureThread(workerPost(session, post, w.sessionId)), workerTimeoutMs).then(
-          (p) => ({ url: w.workerInfo.url, p }),
+      workers = attached.map(({ sessionId, workerInfo }) =>
+        measureWorker(session, post, sessionId, workerTimeoutMs).then(
+          (p) => ({ url: workerInfo.url, p }),
           // The worker exited meanwhile (its memory is gone) or is blocked outside JavaScript
           // (a synchronous native call) past the timeout: it is left out, as Chromium leaves
           // out workers that do not answer in time.
@@ -184,7 +160,10 @@ export async function measureNode(
     }
     let self;
     try {
-      self = await measureThread(post);
+      // One step after the other here: sent together, this thread's figures came out a few
+      // hundred ArrayBuffer bytes high (memory-growth and memory-shape tests).
+      for (const step of STEPS) self = await post(...step);
+      self = probeResult(self);
     } finally {
       await Promise.all(workers); // never leave a worker session behind, even on failure
       if (isMainThread) await post('NodeWorker.disable').catch(() => {});

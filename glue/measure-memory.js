@@ -7,49 +7,35 @@
 // its JSON reader and writer), so that this module and that core can be loaded on first use
 // (glue/index.js); the source measures with the realm's core (its memory is counted).
 import { wasmBytes } from '../wasm/perfshim-memory.wasm.js';
-import { loadCore, instantiateCore, embeddedBytes, coreBytes } from './loader.js';
+import { loadCore, instantiateCore, coreBytes } from './loader.js';
 import { statusError, failed } from './errors.js';
 import { PS_OK, PS_E_PARSE } from './abi.js';
 import { isNode, queueTask } from './host.js';
 import { measureNode } from './measure-memory-node.js';
-import { measureBrowser, PERFSHIM_MEASURE } from './measure-memory-browser.js';
+import { measureBrowser } from './measure-memory-browser.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 
-function randomSeed() {
-  const c = globalThis.crypto;
-  if (c && typeof c.getRandomValues === 'function') return c.getRandomValues(new Uint32Array(1))[0];
-  return (Math.random() * 0x100000000) >>> 0;
-}
+/** The shuffle's seed: the orders are randomized so that pages do not depend on them, which
+ *  needs no cryptographic randomness. */
+const randomSeed = () => (Math.random() * 0x100000000) >>> 0;
 
-/** A new Measure Memory core. */
-export function createMemoryCore() {
-  return instantiateCore(embeddedBytes(wasmBytes));
-}
+/** A new Measure Memory core. In Node, PERFSHIM_MEMORY_WASM=path selects another build (the
+ *  suites run on the debug build this way). */
+export const createMemoryCore = () => instantiateCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBytes));
 
 let memoryCore;
-/** The realm's Measure Memory core, instantiated on first use. In Node, PERFSHIM_MEMORY_WASM=path
- *  selects another build (the suites run on the debug build this way). */
-export function loadMemoryCore() {
-  if (!memoryCore) memoryCore = instantiateCore(coreBytes('PERFSHIM_MEMORY_WASM', wasmBytes));
-  return memoryCore;
-}
+/** The realm's Measure Memory core, instantiated on first use. */
+export const loadMemoryCore = () => (memoryCore ||= createMemoryCore());
 
 /** Create a new memory measurement (in a Measure Memory core) from an intermediate measurement
  *  object. */
 export function buildMeasurement(core, intermediate, seed = randomSeed()) {
   const len = core.putString(JSON.stringify(intermediate));
   const status = core.x.ps_memory_build(len, seed >>> 0);
-  const text = core.takeString(); // the result, or what is wrong with the input
-  if (status !== PS_OK) {
-    throw statusError(
-      status,
-      failed(OP, 'Performance'),
-      status === PS_E_PARSE
-        ? `the memory source produced an invalid measurement (${text})`
-        : undefined,
-    );
-  }
+  let text = core.takeString(); // the result, or what went wrong
+  if (status === PS_E_PARSE) text = `the memory source produced an invalid measurement (${text})`;
+  if (status !== PS_OK) throw statusError(status, failed(OP, 'Performance'), text);
   return JSON.parse(text);
 }
 
@@ -63,28 +49,20 @@ const hostSource = isNode ? measureNode : measureBrowser;
  * WebIDL turns exceptions of promise-returning operations into rejections).
  */
 export function createMeasureMemory(core, { source = hostSource, brand } = {}) {
-  const measure = function measureUserAgentSpecificMemory() {
+  return function measureUserAgentSpecificMemory() {
     return new Promise((resolve, reject) => {
       if (brand && !brand(this))
         throw new TypeError(`${failed(OP, 'Performance')}: Illegal invocation`);
-      // The source's exceptions and rejections alike reject, in a task queued after it.
-      new Promise((measured) => measured(source(core))).then(
-        (intermediate) =>
-          queueTask(() => {
-            try {
-              resolve(buildMeasurement(loadMemoryCore(), intermediate));
-            } catch (e) {
-              reject(e);
-            }
-          }),
-        (e) => queueTask(() => reject(e)),
-      );
+      // The source's exceptions and rejections, and the core's, alike reject; either way the
+      // promise settles in a task queued after the measurement.
+      new Promise((measured) => measured(source(core)))
+        .then((intermediate) => buildMeasurement(loadMemoryCore(), intermediate))
+        .then(
+          (m) => queueTask(() => resolve(m)),
+          (e) => queueTask(() => reject(e)),
+        );
     });
   };
-  // Marked, so that a copy of the browser source loaded after install never takes it for the
-  // native function.
-  Object.defineProperty(measure, PERFSHIM_MEASURE, { value: true });
-  return measure;
 }
 
 let cached;

@@ -244,18 +244,25 @@ static int is_index(node *v, int n)
     return is(v, PSJ_NUM) && v->num >= 0 && v->num < n && v->num == floor(v->num);
 }
 
-static int parse_realms(ctx *c, node *arr)
+/* The realm records and their scratch arrays, n of each. */
+static int alloc_realms(ctx *c, size_t n)
 {
-    if (arr && !is(arr, PSJ_ARR)) return fail(c, "realms must be an array");
-    c->n_realms = arr ? (int)arr->count : 0;
-    if (!c->n_realms) return PS_OK;
-    size_t n = (size_t)c->n_realms;
+    c->n_realms = (int)n;
+    if (!n) return PS_OK;
     c->realms = calloc(n, sizeof *c->realms);
     c->chain = calloc(n, sizeof *c->chain);
     c->seen_self = calloc(n, sizeof *c->seen_self);
     c->seen_agg = calloc(n, sizeof *c->seen_agg);
     c->fold_into = calloc(n, sizeof *c->fold_into);
     if (!c->realms || !c->chain || !c->seen_self || !c->seen_agg || !c->fold_into) return PS_E_NOMEM;
+    return PS_OK;
+}
+
+static int parse_realms(ctx *c, node *arr)
+{
+    if (arr && !is(arr, PSJ_ARR)) return fail(c, "realms must be an array");
+    int st = alloc_realms(c, arr ? arr->count : 0);
+    if (st != PS_OK || !c->n_realms) return st;
     int i = 0;
     for (node *it = first(c, arr); it; it = next(c, it), i++) {
         realm *r = &c->realms[i];
@@ -430,6 +437,64 @@ static int create_measurement(ctx *c, int with_breakdown)
     return ps__json_finish(&w);
 }
 
+/* One attribution of a native result as a realm with a host-resolved token (kept as given). */
+static int native_realm(ctx *c, int i, node *a)
+{
+    realm *r = &c->realms[i];
+    int bad = !is(a, PSJ_OBJ);
+    r->url = opt_string(c, a, "url", "", &bad);
+    r->scope = opt_string(c, a, "scope", "", &bad);
+    r->parent = -1;
+    r->owner = i;
+    r->host_token = 1;
+    r->aggregated = same(r->scope, "cross-origin-aggregated");
+    node *cont = get(c, a, "container");
+    if (!is_null(cont)) {
+        r->c_id = opt_string(c, cont, "id", "", &bad);
+        r->c_src = opt_string(c, cont, "src", "", &bad);
+        bad |= !is(cont, PSJ_OBJ);
+    }
+    return bad ? fail(c, "a native attribution needs string url, scope and container") : PS_OK;
+}
+
+/* A browser's native MemoryMeasurement (memory.h, "native"): one realm per attribution, one
+ * entry per breakdown entry but the draft's zero-byte one (create_measurement adds its own),
+ * and the bytes of the total beyond the breakdown's sum as an unattributed entry. */
+static int parse_native(ctx *c, node *m)
+{
+    node *bd = get(c, m, "breakdown");
+    if (bd && !is(bd, PSJ_ARR)) return fail(c, "a native breakdown must be an array");
+    size_t n_attr = 0;
+    for (node *e = first(c, bd); e; e = next(c, e)) {
+        node *a = get(c, e, "attribution");
+        if (a && !is(a, PSJ_ARR)) return fail(c, "a native attribution must be an array");
+        n_attr += a ? a->count : 0;
+    }
+    int st = alloc_realms(c, n_attr);
+    c->entries = st == PS_OK ? calloc((bd ? bd->count : 0) + 1, sizeof *c->entries) : NULL;
+    if (!c->entries) return PS_E_NOMEM;
+    double sum = 0, total;
+    int n = 0;
+    for (node *it = first(c, bd); it; it = next(c, it)) {
+        entry *e = &c->entries[c->n_entries++]; /* counted at once: freed on failure */
+        e->key = -1;
+        if (!parse_bytes(get(c, it, "bytes"), &e->bytes))
+            return fail(c, "entry bytes must be an integer in [0, 2^53]");
+        node *types = get(c, it, "types"); /* or the older draft's name */
+        st = union_types(c, &e->types, types ? types : get(c, it, "userAgentSpecificTypes"));
+        if (st != PS_OK) return st;
+        for (node *a = first(c, get(c, it, "attribution")); a; a = next(c, a), n++) {
+            if ((st = native_realm(c, n, a)) != PS_OK) return st;
+            if (ps__vec_push(&e->attribution, (uint32_t)n) != PS_OK) return PS_E_NOMEM;
+        }
+        sum += e->bytes;
+        if (!e->bytes && !e->attribution.len && !e->types.len) c->n_entries--; /* nothing owned */
+    }
+    if (parse_bytes(get(c, m, "bytes"), &total) && total > sum)
+        c->entries[c->n_entries++] = (entry){ .bytes = total - sum, .key = -1 };
+    return PS_OK;
+}
+
 static int build(ctx *c, uint32_t len)
 {
     int st = ps__json_parse(&c->in, ps__exchange_bytes(), len);
@@ -437,6 +502,12 @@ static int build(ctx *c, uint32_t len)
     if (st != PS_OK) return st;
     node *in = ps__json_at(&c->in, 0);
     if (!is(in, PSJ_OBJ)) return fail(c, "the intermediate measurement must be a JSON object");
+    node *native = get(c, in, "native");
+    if (native) {
+        if (!is(native, PSJ_OBJ)) return fail(c, "native must be an object");
+        st = parse_native(c, native);
+        return st != PS_OK ? st : create_measurement(c, 1);
+    }
     st = parse_realms(c, get(c, in, "realms"));
     if (st != PS_OK) return st;
     node *es = get(c, in, "entries");

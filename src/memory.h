@@ -28,6 +28,16 @@
  *                                         reported as 0, as the spec requires)
  *     "breakdown": bool }                 optional, default true; false: total only
  *
+ * or a browser's native result, re-encoded with the current draft's shape (types, the zero-byte
+ * entry, shuffled orders) whatever the browser's version:
+ *
+ *   { "native": { "bytes": integer,       beyond the breakdown's sum: an unattributed entry
+ *                 "breakdown": [ { "bytes", "types" (or the older "userAgentSpecificTypes"),
+ *                   "attribution": [ { "url", "scope", "container"?: {"id", "src"} } ] } ] } }
+ *                                         each attribution a realm with a host-resolved token
+ *                                         ("cross-origin-aggregated" scope: aggregated); the
+ *                                         draft's zero-byte entry is dropped (one is added)
+ *
  * Read by src/json.c: integers are taken as JSON.stringify writes them (no fraction, no
  * exponent: `1.0` is not an integer here), strings may not contain U+0000, and nesting is limited
  * to 64 levels; anything else is PS_E_PARSE.

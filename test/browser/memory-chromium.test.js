@@ -151,11 +151,9 @@ test("isolated page: the result is the current draft's shape whatever the native
   // Feed the normaliser a result in the older draft's shape (userAgentSpecificTypes, no zero
   // entry), as early Chromium versions returned it.
   const m = await p.evaluate(async () => {
-    const { fromNative } = await import('/glue/measure-memory-browser.js');
     const { buildMeasurement, loadMemoryCore } = await import('/glue/measure-memory.js');
-    return buildMeasurement(
-      loadMemoryCore(),
-      fromNative({
+    return buildMeasurement(loadMemoryCore(), {
+      native: {
         bytes: 1700000,
         breakdown: [
           {
@@ -186,8 +184,8 @@ test("isolated page: the result is the current draft's shape whatever the native
             userAgentSpecificTypes: [],
           },
         ],
-      }),
-    );
+      },
+    });
   });
   assertShape(m);
   assert.equal(m.bytes, 1700000);

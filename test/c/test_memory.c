@@ -328,6 +328,36 @@ TEST(host_resolved_tokens_are_taken_as_given)
         " {'bytes':7,'attribution':[],'types':['Shared']}]}");
 }
 
+/* A native result as Chromium returns it: the draft's zero entry, a worker, unattributed
+ * entries, a nested Window's container, a cross-origin-aggregated one. */
+#define NATIVE_CHROMIUM \
+    "{'native':{'bytes':100,'breakdown':[{'attribution':[],'bytes':0,'types':[]}," \
+    " {'attribution':[{'scope':'DedicatedWorkerGlobalScope','url':'http://h/wk.js'}],'bytes':10,'types':['JavaScript']}," \
+    " {'attribution':[],'bytes':20,'types':['Shared']}," \
+    " {'attribution':[{'container':{'id':'fr','src':'/f.html'},'scope':'Window','url':'http://h/f.html'}],'bytes':30,'types':['JavaScript']}," \
+    " {'attribution':[{'container':{'id':'x','src':'//y'},'scope':'cross-origin-aggregated','url':'cross-origin-url'}],'bytes':15,'types':['DOM']}," \
+    " {'attribution':[{'container':{'id':'x','src':'//y'},'scope':'cross-origin-aggregated','url':'cross-origin-url'}],'bytes':25,'types':['JavaScript']}]}}"
+
+TEST(native_results_are_rebuilt_in_the_current_shape)
+{
+    /* Same entries and attributions; one zero entry; aggregated entries kept apart. */
+    EXPECT_MEASUREMENT(NATIVE_CHROMIUM,
+        "{'bytes':100,'breakdown':[{'bytes':0,'attribution':[],'types':[]},"
+        " {'bytes':10,'attribution':[{'url':'http://h/wk.js','scope':'DedicatedWorkerGlobalScope'}],'types':['JavaScript']},"
+        " {'bytes':20,'attribution':[],'types':['Shared']},"
+        " {'bytes':30,'attribution':[{'url':'http://h/f.html','container':{'id':'fr','src':'/f.html'},'scope':'Window'}],'types':['JavaScript']},"
+        " {'bytes':15,'attribution':[{'url':'cross-origin-url','container':{'id':'x','src':'//y'},'scope':'cross-origin-aggregated'}],'types':['DOM']},"
+        " {'bytes':25,'attribution':[{'url':'cross-origin-url','container':{'id':'x','src':'//y'},'scope':'cross-origin-aggregated'}],'types':['JavaScript']}]}");
+    /* The older draft: userAgentSpecificTypes, no zero entry; a total beyond the breakdown. */
+    EXPECT_MEASUREMENT(
+        "{'native':{'bytes':9,'breakdown':[{'bytes':4,'attribution':[{'url':'u','scope':'Window'}],'userAgentSpecificTypes':['JS','DOM']}]}}",
+        "{'bytes':9,'breakdown':[{'bytes':0,'attribution':[],'types':[]},"
+        " {'bytes':4,'attribution':[{'url':'u','scope':'Window'}],'types':['JS','DOM']},"
+        " {'bytes':5,'attribution':[],'types':[]}]}");
+    EXPECT_MEASUREMENT("{'native':{'bytes':7}}",
+        "{'bytes':7,'breakdown':[{'bytes':0,'attribution':[],'types':[]},{'bytes':7,'attribution':[],'types':[]}]}");
+}
+
 TEST(empty_measurement_has_only_the_zero_entry)
 {
     EXPECT_MEASUREMENT("{}", "{'bytes':0,'breakdown':[{'bytes':0,'attribution':[],'types':[]}]}");
@@ -370,13 +400,9 @@ TEST(deep_parent_chains_resolve)
 
 /* Random byte mutations of valid inputs: every outcome is a result or a parse error, never a
  * crash (this binary runs under AddressSanitizer and UBSan). */
-TEST(mutated_inputs_never_crash)
+/* 3000 random mutations of `base` (single-quoted JSON): each builds or is a parse error. */
+static void mutate_and_build(const char *base)
 {
-    static char base[4096];
-    snprintf(base, sizeof base, "{'realms':[%s,%s],'entries':[{'bytes':1000000,'realms':[0],'types':['JS','DOM']},"
-             " {'bytes':500000,'realms':[1],'types':['DOM','JS']},{'bytes':200000,'realms':[2,4],'types':['JS','DOM']},"
-             " {'bytes':300000,'realms':[3],'types':['DOM'],'remote':true},{'bytes':400000,'realms':[4],'types':['JS']}]}",
-             TOP, CROSS_TREE);
     const char *json = J(base);
     size_t len = strlen(json);
     char *buf = malloc(len);
@@ -398,6 +424,17 @@ TEST(mutated_inputs_never_crash)
     free(buf);
     CHECK_EQ_INT(ok + parse, 3000);
     CHECK(ok > 0 && parse > 0);
+}
+
+TEST(mutated_inputs_never_crash)
+{
+    static char base[4096];
+    snprintf(base, sizeof base, "{'realms':[%s,%s],'entries':[{'bytes':1000000,'realms':[0],'types':['JS','DOM']},"
+             " {'bytes':500000,'realms':[1],'types':['DOM','JS']},{'bytes':200000,'realms':[2,4],'types':['JS','DOM']},"
+             " {'bytes':300000,'realms':[3],'types':['DOM'],'remote':true},{'bytes':400000,'realms':[4],'types':['JS']}]}",
+             TOP, CROSS_TREE);
+    mutate_and_build(base);
+    mutate_and_build(NATIVE_CHROMIUM);
 }
 
 /* ---- Randomized order ----------------------------------------------------------------- */
@@ -459,6 +496,14 @@ TEST(malformed_input_is_a_parse_error_with_a_reason)
 {
     expect_parse_error("{'entries':[", "not valid JSON");
     expect_parse_error("[]", "must be a JSON object");
+    expect_parse_error("{'native':[]}", "native must be an object");
+    expect_parse_error("{'native':{'breakdown':{}}}", "native breakdown must be an array");
+    expect_parse_error("{'native':{'breakdown':[{'bytes':1,'attribution':{}}]}}", "native attribution must be an array");
+    expect_parse_error("{'native':{'breakdown':[{'bytes':-5,'attribution':[]}]}}", "entry bytes");
+    expect_parse_error("{'native':{'breakdown':[{'bytes':1,'attribution':[{'url':1,'scope':'Window'}]}]}}", "native attribution needs");
+    expect_parse_error("{'native':{'breakdown':[{'bytes':1,'attribution':[7]}]}}", "native attribution needs");
+    expect_parse_error("{'native':{'breakdown':[{'bytes':1,'attribution':[{'container':'x'}]}]}}", "native attribution needs");
+    expect_parse_error("{'native':{'breakdown':[{'bytes':1,'types':'JS'}]}}", "types must be an array");
     expect_parse_error("{'entries':[{'bytes':-1}]}", "entry bytes");
     expect_parse_error("{'entries':[{'bytes':1.5}]}", "entry bytes");
     expect_parse_error("{'entries':[{'bytes':'1'}]}", "entry bytes");
@@ -577,6 +622,7 @@ int main(void)
     RUN(lumped_entry_of_aggregated_realms_names_the_container_once);
     RUN(two_cross_origin_iframes_are_aggregated_separately);
     RUN(host_resolved_tokens_are_taken_as_given);
+    RUN(native_results_are_rebuilt_in_the_current_shape);
     RUN(empty_measurement_has_only_the_zero_entry);
     RUN(duplicate_types_form_a_set);
     RUN(large_byte_counts_stay_exact);

@@ -141,6 +141,9 @@ test('a worker blocked in a native call past the timeout is left out, the rest r
   const idle = await startWorker(new URL('?idle', FIXTURE));
   blocked.postMessage('block-in-native');
   await message(blocked, 'blocking');
+  // 'blocking' is posted just before the native call: give the worker time to enter it, or it
+  // may still answer (both protocol steps reach a worker at once).
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const measure = createMeasureMemory(loadCore(), {
     source: (core) => measureNode(core, { workerTimeoutMs: 1500 }),
   });

@@ -1,12 +1,11 @@
-// Measure Memory: re-encoding a browser's native result (glue/measure-memory-browser.js
-// fromNative) and building it in the core, checked in Node with results shaped like Chromium's.
+// Measure Memory: the core re-encoding a browser's native result ({native}, src/memory.h),
+// checked in Node with results shaped like Chromium's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fromNative } from '../../glue/measure-memory-browser.js';
 import { buildMeasurement, createMemoryCore } from '../../glue/measure-memory.js';
 
 const core = createMemoryCore();
-const rebuild = (native, seed = 1) => buildMeasurement(core, fromNative(native), seed);
+const rebuild = (native, seed = 1) => buildMeasurement(core, { native }, seed);
 const sorted = (m) =>
   m.breakdown.map((e) => JSON.stringify({ ...e, types: [...e.types].sort() })).sort();
 
