@@ -86,9 +86,16 @@ export function markMeasure(fn) {
   return fn;
 }
 
-/** The native supported entry types (a copy of the frozen array) or []. */
-const supported = native.PerformanceObserver?.supportedEntryTypes;
-export const nativeSupportedTypes = Array.isArray(supported) ? supported.slice() : [];
+/** The native supported entry types (a copy of the frozen array) or [] (also when the getter
+ *  throws: an earlier polyfill's or a detached realm's must not stop perfshim loading). */
+export const nativeSupportedTypes = (() => {
+  try {
+    const t = native.PerformanceObserver?.supportedEntryTypes;
+    return Array.isArray(t) ? t.slice() : [];
+  } catch {
+    return [];
+  }
+})();
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
 export const isNode = !!g.process?.versions?.node;
