@@ -1,15 +1,17 @@
-// Micro-bench of an instrumented function's exit form (docs/instrument.md, "Bodies without try
-// (stop 17)"): ns per instrumented call, no profiler running, of a loop calling `mid`, which
-// calls `leaf` 4 times (5 instrumented calls per iteration). Variants, each its own module and
-// probe object, timed in interleaved rounds (every variant in every position in turn), medians
-// with the rounds' 25th–75th percentile:
+// Micro-bench of an instrumented function's entry and exit forms (docs/instrument.md, "Bodies
+// without try (stop 17)" and "Inline push and pop (stop 19)"): ns per instrumented call, no
+// profiler running, of a loop calling `mid`, which calls `leaf` 4 times (5 instrumented calls
+// per iteration). Variants, each its own module and probe object, timed in interleaved rounds
+// (every variant in every position in turn), medians with the rounds' 25th–75th percentile:
 //   plain       the source as it is
-//   try         the transform's output (the body in a labelled try, one exit after it)
+//   inline      the transform's output (the push and pop inline, the body in a labelled try, one
+//               exit after it)
 //   tryless     the same without the try and its catch (measurement only: an exception would
 //               leave the frame on the stack)
-//   try/no warm-up   the transform's output with probes that skip createProbes's warm-up (the
-//               logger call sites shown two functions at creation)
-//   try/empty, tryless/empty   both with probes that do nothing (the calls' own cost)
+//   calls       the form before stop 19: the push and pop as calls of the probes `e` and `r`
+//   calls/no warm-up   the same with probes that skip createProbes's warm-up (the logger call
+//               sites shown two functions at creation)
+//   calls/empty  the calls form with probes that do nothing (the calls' own cost)
 //   node bench/instrument-exits.mjs [--engines=node,chromium,firefox,webkit] [--rounds=N]
 // Run it under the machine-wide bench lock (flock /work/bench.lock ...) on a shared machine.
 import { loadavg } from 'node:os';
@@ -31,6 +33,16 @@ const out = instrument(src, { file: 'exits.js' }).code;
 const tryless = out
   .replaceAll('__psx:try{', '__psx:{')
   .replaceAll('}catch(__pse){__ps.x(__pst);throw __pse}', '}');
+// The calls form: the inline push and pop as probe calls.
+const calls = out
+  .replace(
+    /let __pst=__pss\[0\],__psv;__pss\[__pst\+2\]=([^;]+);__pss\[0\]=__pst\+1;if\(__pss\[1\]\)__ps\.l\(\1,__pst\);/g,
+    'let __pst=__ps.e($1),__psv;',
+  )
+  .replaceAll(
+    '__pss[0]=__pst;if(__pss[1])__ps.l(-1,__pst);return __psv',
+    'return __ps.r(__psv,__pst)',
+  );
 // Probes that do nothing, set between the header and the first function.
 const empty = (code) =>
   code.replace(
@@ -42,18 +54,19 @@ const noWarmUp = (code) => code.replace(/const idle = L;[\s\S]*?S\[1\] = 0;/, ''
 if (
   tryless.includes('try{') ||
   !out.includes('__psx:try{') ||
-  empty(out) === out ||
-  noWarmUp(out) === out
+  calls.includes('__pss[') ||
+  empty(calls) === calls ||
+  noWarmUp(calls) === calls
 )
   throw new Error('the transform emits another form: update this bench');
 const own = (code, name) => code.replaceAll(PROBES_KEY, `${PROBES_KEY}.bench.${name}`);
 const variants = {
   plain: src,
-  try: own(out, 'try'),
+  inline: own(out, 'inline'),
   tryless: own(tryless, 'tryless'),
-  'try/no warm-up': own(noWarmUp(out), 'try-no-warm-up'),
-  'try/empty': own(empty(out), 'try-empty'),
-  'tryless/empty': own(empty(tryless), 'tryless-empty'),
+  calls: own(calls, 'calls'),
+  'calls/no warm-up': own(noWarmUp(calls), 'calls-no-warm-up'),
+  'calls/empty': own(empty(calls), 'calls-empty'),
 };
 
 /** ns per instrumented call for each module in `mods` (runs where the modules are). */
@@ -121,7 +134,7 @@ window.ready = true;
 
 const cols = Object.keys(variants);
 console.log(
-  `\n### Exit forms, ns per instrumented call, no profiler (median of ${ROUNDS} rounds, 25–75 %; load average ${loadavg()[0].toFixed(1)})\n`,
+  `\n### Entry and exit forms, ns per instrumented call, no profiler (median of ${ROUNDS} rounds, 25–75 %; load average ${loadavg()[0].toFixed(1)})\n`,
 );
 console.log(`| engine | ${cols.join(' | ')} |\n|---|${cols.map(() => '---').join('|')}|`);
 for (const [engine, r] of Object.entries(rows))

@@ -11,12 +11,18 @@
 // [name, url, line, column] per frame id, registered once per script by `reg(urls, list)`
 // (list: name, index into urls, line, column per frame).
 //
-// Protocol (what the transform emits per function):
-//   let t = __ps.e(id), v;
-//   l: try { body } catch (e) { __ps.x(t); throw e; }
-//   return __ps.r(v, t);
+// Protocol (what the transform emits per function; `__pss` is `S`, read once per file):
+//   ordinary functions push and pop inline, and call the logger through `l` only while S[1] is on:
+//     let t = S[0], v; S[t + 2] = id; S[0] = t + 1; if (S[1]) __ps.l(id, t);
+//     l: try { body } catch (e) { __ps.x(t); throw e; }
+//     S[0] = t; if (S[1]) __ps.l(-1, t); return v;
+//   async functions and generators call the probes:
+//     let t = __ps.e(id), v;
+//     l: try { body } catch (e) { __ps.x(t); throw e; }
+//     return __ps.r(v, t);
 // with every `return E` of the body as `{ v = E; break l; }` (generators:
-// `try { body } finally { __ps.x(t); }`).
+// `try { body } finally { __ps.x(t); }`). Inline, an ordinary function costs no probe call while
+// no profiler runs (SpiderMonkey inlined none of the calls: ~11 ns a call against ~6 inline).
 // `e` pushes and returns the depth before the push; `x(t)` restores that depth (so an exception,
 // an early return or a frame an uninstrumented callback left behind cannot unbalance the stack;
 // a second exit to the same depth changes nothing) and returns -1; `r(v, t)` does the same and
@@ -80,6 +86,10 @@ export function createProbes() {
       }
       return v;
     },
+    /** The logger call of the inline push and pop (switched on): (id, depth) or (-1, depth). */
+    l(id, d) {
+      L(id, d);
+    },
     p(v) {
       return v;
     },
@@ -97,6 +107,7 @@ export function createProbes() {
     for (let i = 0; i < 32; i++) {
       P.x(P.e(0));
       P.r(i, P.e(0));
+      P.l(0, 0);
     }
   }
   S[1] = 0;
@@ -105,7 +116,7 @@ export function createProbes() {
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.3';
+export const PROBES_KEY = 'perfshim.probes.4';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

@@ -4,10 +4,16 @@
 // source map is composed with ours (@jridgewell/remapping), and the frame table registers each
 // function's name and position in the ORIGINAL source (through the input map when there is one).
 //
-// Per function (declarations, expressions, arrows, methods, accessors, constructors):
-//   { "directives"; hoisted function declarations; let __pst = __ps.e(B + i), __psv;
+// Per ordinary function (declarations, expressions, arrows, methods, accessors, constructors),
+// the push and the pop written inline (no probe call while no profiler runs; `__pss` is the
+// probes' stack, `__ps.l` the logger, called only while the switch `__pss[1]` is on):
+//   { "directives"; hoisted function declarations;
+//     let __pst = __pss[0], __psv; __pss[__pst + 2] = B + i; __pss[0] = __pst + 1;
+//     if (__pss[1]) __ps.l(B + i, __pst);
 //     __psx: try { body } catch (__pse) { __ps.x(__pst); throw __pse }
-//     return __ps.r(__psv, __pst) }
+//     __pss[0] = __pst; if (__pss[1]) __ps.l(-1, __pst); return __psv }
+// Async functions and generators call the probes instead (`let __pst = __ps.e(B + i)`, the exit
+// `return __ps.r(__psv, __pst)`), which also take the popped state of a suspension (-1).
 // with every `return E` of the function's own body as `{ __psv = E; break __psx }` (`return;` →
 // `__psv = void 0`; `return a, b` → `__psv = (a, b)`): one exit per function, after the `try`,
 // which passes the value through. Not `try { body } finally { __ps.x(__pst) }` (in V8 11 a
@@ -21,13 +27,14 @@
 // generator with a return completion that neither the `catch` nor the exit after the `try` sees.
 // A body-level function declaration that clashes with a `var` of the body (or another function)
 // is moved ahead of the `try` (in a block that would be a SyntaxError); the others stay. An
-// arrow's expression body becomes `{ ...; try { return __ps.r((expr), __pst) } catch … }`. In
+// arrow's expression body becomes `{ ...; try { __psv = (expr) } catch … ; pop; return __psv }`
+// (async: `{ ...; try { return __ps.r((expr), __pst) } catch … }`). In
 // async functions and generators every `await`/`yield` pops the frame after its operand is
 // evaluated and re-enters on resume; a `catch`/`finally` of such a function re-enters first (a
 // rejected await lands there without the frame), and `for await` loops pop around their
 // implicit awaits.
 //
-// Costs: one parse, one walk, O(functions) insertions; the output grows by ~120 bytes a function
+// Costs: one parse, one walk, O(functions) insertions; the output grows by ~220 bytes a function
 // (and ~20 a return) plus the probe runtime (~1 KB) once per file.
 import { Parser } from 'acorn';
 import MagicString from 'magic-string';
@@ -243,21 +250,35 @@ export function instrument(
     const body = node.body;
     const single = !node.generator && body.type === 'BlockStatement'; // returns break to the exit
     const f = { index, async: node.async, generator: node.generator, returns: single };
-    const enter = single
-      ? `let __pst=__ps.e(${base}+${index}),__psv;__psx:try{`
-      : `let __pst=__ps.e(${base}+${index});try{`;
+    // Ordinary functions push and pop inline (no probe call while no profiler runs); async
+    // functions and generators, whose frame is popped and re-entered around each suspension,
+    // call the probes, which also accept the popped state (__pst = -1).
+    const inline = !node.async && !node.generator;
+    const id = `${base}+${index}`;
+    const push = `let __pst=__pss[0],__psv;__pss[__pst+2]=${id};__pss[0]=__pst+1;if(__pss[1])__ps.l(${id},__pst);`;
+    const pop = '__pss[0]=__pst;if(__pss[1])__ps.l(-1,__pst);return __psv';
+    const enter = inline
+      ? `${push}${single ? '__psx:' : ''}try{`
+      : single
+        ? `let __pst=__ps.e(${id}),__psv;__psx:try{`
+        : `let __pst=__ps.e(${id});try{`;
     const leave = node.generator
       ? '}finally{__ps.x(__pst)}'
       : '}catch(__pse){__ps.x(__pst);throw __pse}';
-    const exit = single ? 'return __ps.r(__psv,__pst)' : '';
+    const exit = inline ? pop : single ? 'return __ps.r(__psv,__pst)' : '';
     if (body.type !== 'BlockStatement') {
       // From after `=>` to the arrow's end: a parenthesized body's parens are outside `body`.
       const params = node.params;
       const from =
         code.indexOf('=>', params.length ? params[params.length - 1].end : node.start) + 2;
       // (an arrow is never a generator)
-      s.appendRight(from, `{${enter}return __ps.r((`);
-      s.prependLeft(node.end, `),__pst)${leave}}`);
+      if (inline) {
+        s.appendRight(from, `{${enter}__psv=(`);
+        s.prependLeft(node.end, `)${leave}${exit}}`);
+      } else {
+        s.appendRight(from, `{${enter}return __ps.r((`);
+        s.prependLeft(node.end, `),__pst)${leave}}`);
+      }
     } else {
       let at = body.start + 1;
       const stmts = body.body;
@@ -357,7 +378,7 @@ export function instrument(
   const reg = `__ps.reg(${JSON.stringify(urls)},[${list.join(',')}])`;
   const key = JSON.stringify(PROBES_KEY);
   const header =
-    `${MARKER}var __ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${createProbes.toString()})());` +
+    `${MARKER}var __ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${createProbes.toString()})()),__pss=__ps.S;` +
     `var ${base}=${reg};`;
   let at = 0;
   if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;

@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { instrument } from '../../glue/instrument/transform.js';
-import { getProbes } from '../../glue/instrument/probes.js';
+import { getProbes, PROBES_KEY } from '../../glue/instrument/probes.js';
 import { loadCore } from '../../glue/loader.js';
 import { createProfilerClass } from '../../glue/profiler.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
@@ -119,7 +119,7 @@ test("a return exits only its own function's frame", async () => {
     '}';
   const out = instrument(src, { file: 'nested.js' }).code;
   // one exit per function (a, b, c, m, d, outer); a break to it per return of a block body
-  assert.equal(out.split('__ps.r(').length - 1, 6);
+  assert.equal(out.split('return __psv}').length - 1, 6);
   assert.equal(out.split('break __psx').length - 1, 4);
   const m = await load(out);
   assert.deepEqual(m.outer(stackNames), [
@@ -206,4 +206,63 @@ test('the log sampler takes a repeated exit (a throwing finally after a return) 
   }
   assert.ok(named > 10, `${named} samples in outer`);
   assert.equal(P.S[0], 0);
+});
+
+test('ordinary functions push and pop inline: no probe call unless a logger is on, the same records when it is', async () => {
+  // A probe object of the file's own (its key renamed), whose calls are counted.
+  const key = `perfshim.test.inline.${Math.random()}`;
+  const out = instrument(
+    'export function leaf(x) { return x + 1; }\n' +
+      'export const arrow = (x) => leaf(x) * 2;\n' +
+      'export function mid(x) { const o = { m() { return arrow(x); } }; return o.m(); }\n' +
+      'export function boom() { throw new Error("b"); }\n' +
+      'export function catches() { try { boom(); } catch { return "caught"; } }\n' +
+      'export async function later(x) { await null; return leaf(x); }',
+    { file: 'inline.js' },
+  ).code.replaceAll(JSON.stringify(PROBES_KEY), JSON.stringify(key));
+  const m = await load(out);
+  const Q = globalThis[Symbol.for(key)];
+  assert.ok(Q && Q !== P, 'the file has its own probe object');
+  const calls = { e: 0, x: 0, r: 0, l: 0 };
+  for (const k of Object.keys(calls)) {
+    const f = Q[k];
+    Q[k] = (...a) => (calls[k]++, f(...a));
+  }
+  assert.equal(m.mid(1), 4);
+  assert.equal(m.catches(), 'caught');
+  assert.deepEqual(calls, { e: 0, x: 1, r: 0, l: 0 }, 'only the exception exit calls a probe');
+  assert.equal(Q.S[0], 0);
+  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
+  const records = [];
+  Q.log((frame, depth) => records.push([frame, depth]));
+  Q.S[1] = 1;
+  try {
+    m.mid(1);
+    m.catches();
+    assert.equal(await m.later(2), 3);
+  } finally {
+    Q.S[1] = 0;
+  }
+  assert.deepEqual(records, [
+    [id('mid'), 0],
+    [id('m'), 1],
+    [id('arrow'), 2],
+    [id('leaf'), 3],
+    [-1, 3],
+    [-1, 2],
+    [-1, 1],
+    [-1, 0],
+    [id('catches'), 0],
+    [id('boom'), 1],
+    [-1, 1],
+    [-1, 0],
+    [id('later'), 0],
+    [-1, 0],
+    [id('later'), 0],
+    [id('leaf'), 1],
+    [-1, 1],
+    [-1, 0],
+  ]);
+  assert.ok(calls.e === 2 && calls.r === 1, 'async functions still go through the probes');
+  assert.equal(Q.S[0], 0);
 });
