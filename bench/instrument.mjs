@@ -99,7 +99,14 @@ if (child) {
       const c0 = cpu();
       render[k].marked.parse(doc);
       const c = cpu() - c0;
-      if (p) samples += (await p.stop()).samples.length;
+      if (p) {
+        samples += (await p.stop()).samples.length;
+        // A pause for the session's background work (V8's concurrent GC and compiler threads,
+        // the sampler worker's last batch) to end before the next variant's render: process
+        // CPU time counts every thread. (A full gc() here instead made every render ~5x slower:
+        // V8 flushes the bytecode of functions aged by major GCs.)
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
       if (r >= 0) times[k].push(c);
     }
   }
