@@ -36,7 +36,7 @@ const tryless = out
 // The calls form: the inline push and pop as probe calls.
 const calls = out
   .replace(
-    /let __pst=__pss\[0\],__psv;__pss\[__pst\+2\]=([^;]+);__pss\[0\]=__pst\+1;if\(__pss\[1\]\)__ps\.l\(\1,__pst\);/g,
+    /let __pst=(?:\(__pss\|\|__psh_\w+\(\)\)|__pss)\[0\],__psv;__pss\[__pst\+2\]=([^;]+);__pss\[0\]=__pst\+1;if\(__pss\[1\]\)__ps\.l\(\1,__pst\);/g,
     'let __pst=__ps.e($1),__psv;',
   )
   .replaceAll(

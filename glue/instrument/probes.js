@@ -11,7 +11,8 @@
 // [name, url, line, column] per frame id, registered once per script by `reg(urls, list)`
 // (list: name, index into urls, line, column per frame).
 //
-// Protocol (what the transform emits per function; `__pss` is `S`, read once per file):
+// Protocol (what the transform emits per function; `__pss` is `S`, read once per file, by the
+// file's header or by the first of its functions to run, whichever comes first):
 //   ordinary functions push and pop inline, and call the logger through `l` only while S[1] is on:
 //     let t = S[0], v; S[t + 2] = id; S[0] = t + 1; if (S[1]) __ps.l(id, t);
 //     l: try { body } catch (e) { __ps.x(t); throw e; }

@@ -219,7 +219,20 @@ export function instrument(
   const tracer = inputMap
     ? new TraceMap(typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap)
     : null;
-  const base = `__psb_${hash(`${url}\n${code.length}`)}`;
+  const fileHash = hash(`${url}\n${code.length}`);
+  const base = `__psb_${fileHash}`;
+  // The file's header as a hoisted function: a top-level function declaration can run before
+  // the header's statement does (an ES module cycle calls it during another module's
+  // evaluation), so its first probe access runs the header when the stack is not there yet.
+  // Every other function is created by code that ran after the header, or inside a call of such
+  // a declaration (which ran it), so it needs no check (in V8 the check cost ~1 ns a call).
+  const init = `__psh_${fileHash}`;
+  const topLevel = (node) => {
+    if (node.type !== 'FunctionDeclaration') return false;
+    const parent = anc[anc.length - 1];
+    if (parent.type === 'Program') return true;
+    return parent.type.startsWith('Export') && anc[anc.length - 2].type === 'Program';
+  };
   const frames = [];
   const anc = [];
   const fnStack = []; // {index, async, generator} of the enclosing instrumented functions
@@ -255,13 +268,15 @@ export function instrument(
     // call the probes, which also accept the popped state (__pst = -1).
     const inline = !node.async && !node.generator;
     const id = `${base}+${index}`;
-    const push = `let __pst=__pss[0],__psv;__pss[__pst+2]=${id};__pss[0]=__pst+1;if(__pss[1])__ps.l(${id},__pst);`;
+    const stack = topLevel(node) ? `(__pss||${init}())` : '__pss';
+    const push = `let __pst=${stack}[0],__psv;__pss[__pst+2]=${id};__pss[0]=__pst+1;if(__pss[1])__ps.l(${id},__pst);`;
+    const ready = topLevel(node) ? `__pss||${init}(),` : '';
     const pop = '__pss[0]=__pst;if(__pss[1])__ps.l(-1,__pst);return __psv';
     const enter = inline
       ? `${push}${single ? '__psx:' : ''}try{`
       : single
-        ? `let __pst=__ps.e(${id}),__psv;__psx:try{`
-        : `let __pst=__ps.e(${id});try{`;
+        ? `let __pst=(${ready}__ps.e(${id})),__psv;__psx:try{`
+        : `let __pst=(${ready}__ps.e(${id}));try{`;
     const leave = node.generator
       ? '}finally{__ps.x(__pst)}'
       : '}catch(__pse){__ps.x(__pst);throw __pse}';
@@ -370,7 +385,8 @@ export function instrument(
   if (frames.length === 0) return { code, map: null, frames };
 
   // The header: the realm's probes (or the inlined fallback) and this file's frame table
-  // (frames mapped through an input map may name several sources).
+  // (frames mapped through an input map may name several sources), in the hoisted `init`
+  // (see above), called here unless a function of the file ran first.
   const urls = [...new Set(frames.map((f) => f.url))];
   const list = frames.map(
     (f) => `${JSON.stringify(f.name)},${urls.indexOf(f.url)},${f.line},${f.column}`,
@@ -378,8 +394,9 @@ export function instrument(
   const reg = `__ps.reg(${JSON.stringify(urls)},[${list.join(',')}])`;
   const key = JSON.stringify(PROBES_KEY);
   const header =
-    `${MARKER}var __ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${createProbes.toString()})()),__pss=__ps.S;` +
-    `var ${base}=${reg};`;
+    `${MARKER}var __ps,__pss,${base};function ${init}(){` +
+    `__ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${createProbes.toString()})());` +
+    `${base}=${reg};return __pss=__ps.S}${base}===void 0&&${init}();`;
   let at = 0;
   if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;
   for (const st of ast.body) {

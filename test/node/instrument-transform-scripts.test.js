@@ -1,9 +1,14 @@
 // Classic scripts and edge syntax through the transform: two instrumented scripts share one
 // realm's probes with distinct frame ids, sloppy code and directives keep their meaning, a
-// labeled `for await` keeps its label, and `var f` + `function f` in one body stays valid.
+// labeled `for await` keeps its label, `var f` + `function f` in one body stays valid, and a
+// module's function called through an import cycle before its module body ran still works.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { instrument } from '../../glue/instrument/transform.js';
 import { PROBES_KEY } from '../../glue/instrument/probes.js';
 
@@ -55,4 +60,36 @@ test('var and function of one name in a body, and a labeled for await', async ()
     yield 'b';
   }
   assert.deepEqual(await m.labeled(gen()), ['a', 'b']);
+});
+
+test("an import cycle runs a module's functions before its body: they register and run", async () => {
+  // b.mjs is evaluated first (a.mjs imports it) and calls a.mjs's hoisted functions, one plain and
+  // one async, before a.mjs's header has run.
+  const dir = mkdtempSync(join(tmpdir(), 'perfshim-cycle-'));
+  try {
+    const files = {
+      'a.mjs':
+        "import { b } from './b.mjs';\n" +
+        "export function a() { return 'a'; }\n" +
+        "export async function aa() { return 'aa'; }\n" +
+        'export const fromB = b();',
+      'b.mjs':
+        "import { a, aa } from './a.mjs';\n" +
+        "export function b() { return 'b'; }\n" +
+        'export const fromA = [a(), aa()];',
+    };
+    for (const [name, code] of Object.entries(files))
+      writeFileSync(join(dir, name), instrument(code, { file: name }).code);
+    const b = await import(pathToFileURL(join(dir, 'b.mjs')).href);
+    const a = await import(pathToFileURL(join(dir, 'a.mjs')).href);
+    assert.equal(b.fromA[0], 'a');
+    assert.equal(await b.fromA[1], 'aa');
+    assert.equal(a.fromB, 'b');
+    const Q = globalThis[Symbol.for(PROBES_KEY)];
+    const names = Q.frames.filter((f) => /^(a|aa|b)$/.test(f[0])).map((f) => `${f[0]}@${f[1]}`);
+    assert.deepEqual(names.sort(), ['a@a.mjs', 'aa@a.mjs', 'b@b.mjs'], 'each file registered once');
+    assert.equal(Q.S[0], 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
