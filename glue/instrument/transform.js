@@ -268,9 +268,10 @@ export function instrument(
     // call the probes, which also accept the popped state (__pst = -1).
     const inline = !node.async && !node.generator;
     const id = `${base}+${index}`;
-    const stack = topLevel(node) ? `(__pss||${init}())` : '__pss';
+    const top = topLevel(node);
+    const stack = top ? `(__pss||${init}())` : '__pss';
     const push = `let __pst=${stack}[0],__psv;__pss[__pst+2]=${id};__pss[0]=__pst+1;if(__pss[1])__ps.l(${id},__pst);`;
-    const ready = topLevel(node) ? `__pss||${init}(),` : '';
+    const ready = top ? `__pss||${init}(),` : '';
     const pop = '__pss[0]=__pst;if(__pss[1])__ps.l(-1,__pst);return __psv';
     const enter = inline
       ? `${push}${single ? '__psx:' : ''}try{`
