@@ -5,19 +5,24 @@
 // `createProbes`'s own text (Function.prototype.toString) as the fallback: this function is the
 // only definition of the probes and must stay self-contained (no imports, no outer names).
 //
-// Data: a shadow stack `S` (Int32Array): S[0] is the depth, S[1] the switch (below), S[2 + i]
-// the frame id at depth i (frames deeper than the array are counted but not stored: a typed
-// array ignores writes past its end). `frames` is the frame table:
-// [name, url, line, column] per frame id, registered once per script by `reg(urls, list)`
-// (list: name, index into urls, line, column per frame).
+// Data: one Int32Array `S`. S[0] is the depth; S[1] the log cursor (0 while no profiler logs,
+// below); S[2] how many frames are slow; S[3 .. B) the log window; S[B + i] the frame id at
+// depth i, B = STACK_BASE = 258 (frames deeper than the array are counted but not stored: a
+// typed array ignores writes past its end). `F` (Uint8Array, by frame id) is 1 for a slow frame
+// (the log sampler keeps it: glue/instrument/source.js). `frames` is the frame table: [name,
+// url, line, column] per frame id, registered once per script by `reg(urls, list)` (list: name,
+// index into urls, line, column per frame).
 //
 // Protocol (what the transform emits per function; `__pss` is `S`, read once per file, by the
 // file's header or by the first of its functions to run, whichever comes first):
-//   ordinary functions push and pop inline, and call the logger through `l` only while S[1] is on:
-//     let t = S[0], v; S[t + 2] = id; S[0] = t + 1; if (S[1]) __ps.l(id, t);
+//   ordinary functions push and pop inline, and log inline while the cursor S[1] is set:
+//     let t = S[0], v; S[t + B] = id; S[0] = t + 1;
+//     if (S[1] && (S[S[1]++] = id, S[1] === B || !t || S[2] && F[id] | F[S[t + B - 1]])) l(t);
 //     l: try { body } catch (e) { __ps.x(t); throw e; }
-//     S[0] = t; if (S[1]) __ps.l(-1, t); return v;
-//   async functions and generators call the probes:
+//     S[0] = t;
+//     if (S[1] && (S[S[1]++] = ~t, S[1] === B || !t || S[2] && F[id] | F[S[t + B - 1]])) l(t);
+//     return v;
+//   async functions and generators call the probes, which do the same:
 //     let t = __ps.e(id), v;
 //     l: try { body } catch (e) { __ps.x(t); throw e; }
 //     return __ps.r(v, t);
@@ -31,13 +36,18 @@
 // evaluated, `t` becomes -1, and the resume re-enters at whatever depth the resumer has:
 //   __ps.q(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
 // `x(-1)` does nothing, so a function that ends while suspended pops nothing twice.
-// While a profiler logs, the switch S[1] is 1 and the logger (set by `log(f)`) gets every
-// change: (id, depth) for an enter, (-1, depth) for an exit. Switching is a typed-array store,
-// never a change to `P` itself, so the probes' inline caches stay monomorphic across profiler
-// sessions; and the switch
-// sits in the array the probes load anyway: a second load (`P.on[0]`, as before) made every
-// call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a bound check 1.7 / 0.4 ns (ns per
-// instrumented call, in-page micro-bench, no profiler running).
+// The log: while a profiler logs, every change is a record written at the cursor S[1], which then
+// moves on: the frame id for an enter, ~depth (the depth restored) for an exit. The logger (set by
+// `log(f)`, called as `l(t)`, t the depth before the change) runs when the window is full (the
+// cursor reached B), the change is at depth 0, or (while any frame is slow) the gap before or after
+// the change is a slow frame's (the frame's own or its caller's); it takes the window's records and
+// sets the cursor back to the start of the next window (B - its size), so the window's size is how
+// many records pass before the next call: most records make no call (with a call a record, until
+// stop 19, the log sampler's marked render took 1.5-1.6x in Firefox; 1.3x since). Switching is a
+// typed-array store, never a change to `P` itself, so the probes' inline caches stay monomorphic
+// across profiler sessions; and the cursor sits in the array the probes load anyway: a second load
+// (`P.on[0]`, as before) made every call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a
+// bound check 1.7 / 0.4 ns (ns per instrumented call, in-page micro-bench, no profiler running).
 // `onframes(first)` learns of frames registered later.
 export function createProbes() {
   // Shared memory from the start where it exists, so that the probes only ever see one kind of
@@ -45,18 +55,31 @@ export function createProbes() {
   // The probes read the stack and the logger from this closure, not from `P`, and both are
   // `var`s (a `const`/`let` read from a closure carries a hole check): a smaller probe leaves
   // V8 more of its inlining budget (bytecode per optimized function) for the instrumented code.
+  // 258: STACK_BASE (below; the transform writes it into the inline pushes).
   const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
-  var S = new Int32Array(new SAB(4096));
-  var L = function L() {};
+  var S = new Int32Array(new SAB(8192));
+  // No logger: logging stops (a cursor set without one would run into the stack).
+  var L = function L() {
+    S[1] = 0;
+  };
+  // One record at the cursor (set: a logger runs), as the inline pushes and pops write it: the
+  // frame changing is at S[d + 258] (pushed there, or returning from there).
+  var rec = (v, d) => {
+    const c = S[1];
+    S[c] = v;
+    if ((S[1] = c + 1) === 258 || d === 0 || (S[2] !== 0 && P.F[S[d + 258]] | P.F[S[d + 257]]))
+      L(d);
+  };
   const P = {
     S,
-    /** The logger the inline push and pop call (switched on): (id, depth) or (-1, depth). */
+    /** The slow frames (1 by frame id), grown and kept by the log sampler. */
+    F: new Uint8Array(0),
+    /** The logger the inline pushes and pops call (the probes' `L`): l(depth before the change). */
     l: L,
     frames: [],
     onframes: null,
-    /** The logger S[1] switches on: the probes' `L`, and `l` itself, which the inline pushes
-     *  and pops call directly (one call a record instead of two: in Firefox the log sampler
-     *  ran at 1.52x against 1.69x with `l` forwarding to `L`). */
+    /** Sets the logger the cursor calls: the probes' `L`, and `l` itself, which the inline
+     *  pushes and pops call directly (one call instead of two). */
     log(f) {
       L = f;
       P.l = f;
@@ -71,16 +94,16 @@ export function createProbes() {
     e(id) {
       const s = S,
         d = s[0];
-      s[d + 2] = id;
+      s[d + 258] = id;
       s[0] = d + 1;
-      if (s[1]) L(id, d);
+      if (s[1]) rec(id, d);
       return d;
     },
     x(t) {
       if (t >= 0) {
         const s = S;
         s[0] = t;
-        if (s[1]) L(-1, t);
+        if (s[1]) rec(~t, t);
       }
       return -1;
     },
@@ -88,7 +111,7 @@ export function createProbes() {
       if (t >= 0) {
         const s = S;
         s[0] = t;
-        if (s[1]) L(-1, t);
+        if (s[1]) rec(~t, t);
       }
       return v;
     },
@@ -99,27 +122,40 @@ export function createProbes() {
       return v;
     },
   };
-  // The probes' logger call sites see two functions before any other use, so V8 never inlines a
+  // The probes' logger call site sees two functions before any other use, so V8 never inlines a
   // logger into the probes (and with them into every instrumented function, profiled or not,
-  // where an inlined logger made calls ~1.5 ns slower): a plain call behind the switch. (The
-  // inline pushes and pops of ordinary functions call `l`, the logger itself, directly: with
-  // that, the rows after a profiling session did not move in marked, stop 19.)
+  // where an inlined logger made calls ~1.5 ns slower): a plain call behind the cursor. Each
+  // warm-up logger keeps a window of one record.
   const idle = L;
-  S[1] = 1;
-  for (const f of [() => {}, idle]) {
+  for (const f of [
+    () => {
+      S[1] = 257;
+    },
+    () => {
+      S[1] = 257;
+    },
+  ]) {
     L = f;
+    S[1] = 257;
+    S[2] = 1;
     for (let i = 0; i < 32; i++) {
       P.x(P.e(0));
       P.r(i, P.e(0));
     }
   }
+  L = idle;
   S[1] = 0;
+  S[2] = 0;
   return P;
 }
 
+/** Where the stack starts in the probes' array (S[STACK_BASE + i]: the frame at depth i); the
+ *  log window is S[3 .. STACK_BASE). The same number is written inside `createProbes`. */
+export const STACK_BASE = 258;
+
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.4';
+export const PROBES_KEY = 'perfshim.probes.5';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

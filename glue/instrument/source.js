@@ -14,7 +14,7 @@
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { nativeNow, timeOrigin } from '../host.js';
 import { domException } from '../errors.js';
-import { getProbes, PROBES_KEY } from './probes.js';
+import { getProbes, PROBES_KEY, STACK_BASE as B } from './probes.js';
 import { PS_E_NOMEM } from '../abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
@@ -22,8 +22,9 @@ const LOG_RECORDS = 1 << 15; // records (128 KB) handed over when full...
 const LOG_STAMPS = 1 << 12; // ...or when this many stamps (64 KB) are
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
-const STAMP_EVERY = 32; // the log sampler stamps at least every 32nd record (see stateOf)...
-const STAMP_MAX = 256; // ...or, while the clock reads the same at each stamp, up to every 256th
+const STAMP_EVERY = 64; // the log sampler stamps at least every 64th record (see stateOf)...
+const STAMP_MAX = B - 3; // ...or, while the clock reads the same at each stamp, up to every 255th
+// (the probes' log window: a window is as long as the countdown to the next stamp)
 const LONG_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
 const CREDIT = 8; // short gaps a long one keeps its frame slow for...
 const CREDIT_MAX = 32; // ...up to this many
@@ -80,15 +81,16 @@ function stateOf(core) {
   // window at least `longMs` long marks the window's frames slow, so from then on their gaps are
   // measured exactly; a long exact gap keeps its frame slow for CREDIT more gaps, so a frame
   // stays slow only while about one of its gaps in CREDIT is long (a GC pause or a frame with
-  // many short gaps and a rare long one does not keep most records stamped). `slow` is indexed
-  // by frame id + 1 (slow[0], no frame, is always set); `nslow` frames are slow now.
+  // many short gaps and a rare long one does not keep most records stamped). The slow table is
+  // the probes' `F` (1 for a slow frame, by frame id), which the probes test themselves, and
+  // only while S[2], the number of slow frames, is not 0 (probes.js); no frame (idle time) is
+  // always exact through the depth-0 records.
   // The common record pays for no owner and no table: while no frame is slow (most of the time)
-  // only the countdown and the depth decide; owners are read back from the records when needed.
-  // Measured in Firefox / Chromium (ns per instrumented call, in-page): tracking the owner on
-  // every record cost 9 / 3, testing the table 11 / 2, keeping the window's owners 7 / 3.
-  let slow = new Uint8Array(1).fill(1),
-    credit = new Int32Array(1),
-    nslow = 0,
+  // only the window and the depth decide; owners are read back from the records when needed.
+  // Measured in Firefox / Chromium (ns per instrumented call, in-page, with a logger call every
+  // record): tracking the owner on every record cost 9 / 3, testing the table 11 / 2, keeping
+  // the window's owners 7 / 3.
+  let credit = new Int32Array(0),
     countdown = 1,
     stride = STAMP_EVERY,
     lastK = -1, // the record last stamped (negative: in an earlier hand-over)
@@ -106,21 +108,22 @@ function stateOf(core) {
     const v = R[j];
     if (v >= 0) return v;
     const d = ~v;
-    return d > 0 && d + 1 < S.length ? S[d + 1] : -1;
+    return d > 0 && d + B - 1 < S.length ? S[d + B - 1] : -1;
   };
 
-  // (no frame, f = -1: slow[0] is always set; an id past the table: typed arrays ignore it)
+  // (no frame, f = -1, and an id past the table: typed arrays ignore them)
   const markSlow = (f, c) => {
-    if (slow[f + 1] === 0) nslow++;
-    slow[f + 1] = 1;
-    credit[f + 1] = Math.min(credit[f + 1] + c, CREDIT_MAX);
+    const F = P.F;
+    if (F[f] === 0) S[2]++;
+    F[f] = 1;
+    credit[f] = Math.min(credit[f] + c, CREDIT_MAX);
   };
 
   // Whether neither gap around a record at depth b is a slow frame's: for an enter (pushed at
-  // depth b) they are the caller's, S[b + 1], and its own, S[b + 2]; for an exit (to depth b)
-  // the returning frame's, still in S[b + 2], and its caller's, S[b + 1].
+  // depth b) they are the caller's, S[B + b - 1], and its own, S[B + b]; for an exit (to depth
+  // b) the returning frame's, still in S[B + b], and its caller's, S[B + b - 1].
   const neitherSlow = (b) => {
-    return (slow[S[b + 1] + 1] | slow[S[b + 2] + 1]) === 0;
+    return (P.F[S[B + b - 1]] | P.F[S[B + b]]) === 0;
   };
 
   // The stamp of record k, and what it teaches.
@@ -134,9 +137,9 @@ function stateOf(core) {
       // an exact gap of the owner after the last stamp
       const f = firstOwner;
       if (ms >= longMs) markSlow(f, CREDIT);
-      else if (f >= 0 && slow[f + 1] === 1 && --credit[f + 1] <= 0) {
-        slow[f + 1] = 0;
-        nslow--;
+      else if (f >= 0 && P.F[f] === 1 && --credit[f] <= 0) {
+        P.F[f] = 0;
+        S[2]--;
       }
     } else if (ms >= longMs) {
       markSlow(firstOwner, SUSPECT);
@@ -145,34 +148,65 @@ function stateOf(core) {
     lastStamp = now;
     lastK = k;
     firstOwner = ownerAfter(k);
-    // A coarse clock (0.1-1 ms without isolation) mostly reads the same at stamps 32 records
+    // A coarse clock (0.1-1 ms without isolation) mostly reads the same at stamps 64 records
     // apart: the stride doubles while it does, and is back at STAMP_EVERY once it moves.
     stride = ms === 0 ? Math.min(2 * stride, STAMP_MAX) : STAMP_EVERY;
     countdown = stride;
-    if (m === T.length) st.flush();
+    if (m === T.length) handOver();
   };
 
-  // The probes' logger: one record per enter/exit (a: frame id or -1, b: depth before the push or
-  // restored). The common case is two stores and three tests.
-  const writer = (a, b) => {
+  // R and T to the core.
+  const handOver = () => {
+    st.frames();
+    const count = n,
+      stamps = m >> 1;
+    n = 0;
+    m = 0;
+    lastK -= count; // the records of this block are gone from R
+    if (!count) return;
+    core.f64().set(T.subarray(0, 2 * stamps), at >>> 3);
+    core.i32().set(R.subarray(0, count), (at >>> 2) + 4 * LOG_STAMPS);
+    check(x.ps_instrument_consume(count, stamps));
+  };
+
+  // The probes' log window (probes.js): S[from .. S[1]) holds the records written since the
+  // last call; the probes call the logger when the cursor S[1] reaches B (the window is full) or
+  // a change is at depth 0. The window is as long as the countdown to the next stamp, so most
+  // records cost the probes two stores and no call; the probes also call it at a record next to
+  // a slow frame's gap (while any is slow), so that record is stamped.
+  let from = B;
+  // The window's records, moved to R (the window is empty after).
+  const take = () => {
+    const end = S[1],
+      c = end - from;
+    if (c <= 0) return;
+    if (n + c > LOG_RECORDS) handOver();
     let k = n;
-    if (k === LOG_RECORDS) {
-      st.flush();
-      k = 0;
-    }
-    R[k] = a >= 0 ? a : ~b;
-    n = k + 1;
-    if (--countdown > 0 && b !== 0 && (nslow === 0 || neitherSlow(b))) return;
-    stamp(k);
+    for (let j = from; j < end; j++) R[k++] = S[j];
+    n = k;
+    countdown -= c;
+    S[1] = from;
+  };
+  // The next window: as long as the countdown.
+  const rearm = () => {
+    from = B - Math.max(1, countdown);
+    S[1] = from;
+  };
+  // The probes' logger: b is the depth before the change the last record made. The common case
+  // (a full window) is a copy and a stamp.
+  const writer = (b) => {
+    take();
+    if (countdown <= 0 || b === 0 || (S[2] !== 0 && !neitherSlow(b))) stamp(n - 1);
+    rearm();
   };
 
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
-      if (slow.length <= P.frames.length) {
-        const grown = new Uint8Array(P.frames.length * 2 + 1);
-        grown.set(slow);
-        slow = grown;
+      if (P.F.length < P.frames.length) {
+        const grown = new Uint8Array(P.frames.length * 2);
+        grown.set(P.F);
+        P.F = grown;
         const c = new Int32Array(grown.length);
         c.set(credit);
         credit = c;
@@ -186,30 +220,25 @@ function stateOf(core) {
         );
       }
     },
-    /** Hand the log over to the core. */
+    /** Hand the log over to the core (the window's records first, while logging). */
     flush() {
-      st.frames();
-      const count = n,
-        stamps = m >> 1;
-      n = 0;
-      m = 0;
-      lastK -= count; // the records of this block are gone from R
-      if (!count) return;
-      core.f64().set(T.subarray(0, 2 * stamps), at >>> 3);
-      core.i32().set(R.subarray(0, count), (at >>> 2) + 4 * LOG_STAMPS);
-      check(x.ps_instrument_consume(count, stamps));
+      if (S[1]) {
+        take();
+        rearm();
+      }
+      handOver();
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
     open(h, intervalMs) {
       if (logSessions.size) st.flush();
       else st.frames();
-      const S = P.S;
-      const depth = Math.min(S[0], S.length - 2);
-      core.putU32(S.subarray(2, 2 + depth)); // the same bits as i32 words
-      firstOwner = S[0] > 0 && S[0] + 1 < S.length ? S[S[0] + 1] : -1;
+      const depth = Math.min(S[0], S.length - B);
+      core.putU32(S.subarray(B, B + depth)); // the same bits as i32 words
+      firstOwner = S[0] > 0 && S[0] + B - 1 < S.length ? S[S[0] + B - 1] : -1;
       lastK = -1; // the log is empty (flushed): the gap from now to the first record is exact
       countdown = 1; // the first record is stamped
       stride = STAMP_EVERY;
+      if (S[1]) rearm();
       if (!longMs) longMs = Math.max(LONG_MIN_MS, 2 * clockGranularity()); // before the start
       lastStamp = nativeNow();
       return check(x.ps_instrument_start(h, intervalMs, lastStamp, depth));
@@ -244,7 +273,7 @@ function stateOf(core) {
         n = 0;
         m = 0;
         P.log(writer);
-        P.S[1] = 1;
+        rearm(); // sets the cursor: the probes log from now on
         const tick = () => {
           st.flush();
           const now = nativeNow();
@@ -262,7 +291,7 @@ function stateOf(core) {
     removeLog(sampler) {
       if (!logSessions.delete(sampler) || logSessions.size) return;
       st.flush();
-      P.S[1] = 0;
+      S[1] = 0;
       clearTimeout(pump);
       pump = null;
     },
@@ -318,9 +347,9 @@ const onStart = (d) => {
     if (wait > 0) Atomics.wait(C, 0, 0, wait);
     if (Atomics.load(C, 0) !== 0) break;
     const t = performance.now();
-    const depth = Math.min(Atomics.load(S, 0), S.length - 2);
+    const depth = Math.min(Atomics.load(S, 0), S.length - ${B});
     batch.push(t + off, depth);
-    for (let k = 2; k < depth + 2; k++) batch.push(S[k]);
+    for (let k = ${B}; k < depth + ${B}; k++) batch.push(S[k]);
     next += iv;
     if (next < t) next = t + iv;
     if (t - last >= ${POST_MS}) { post({ batch: Float64Array.from(batch) }); batch = []; last = t; }

@@ -6,13 +6,18 @@
 //
 // Per ordinary function (declarations, expressions, arrows, methods, accessors, constructors),
 // the push and the pop written inline (no probe call while no profiler runs; `__pss` is the
-// probes' stack, `__ps.l` the logger, called only while the switch `__pss[1]` is on):
+// probes' array, 258 where its stack starts, `__psb_H + i` the frame id; while a profiler logs,
+// the cursor `__pss[1]` is set and each change is a record in the log window, with a call to the
+// logger `__ps.l` when the window is full or the change is at depth 0):
 //   { "directives"; hoisted function declarations;
-//     let __pst = __pss[0], __psv; __pss[__pst + 2] = B + i; __pss[0] = __pst + 1;
-//     if (__pss[1]) __ps.l(B + i, __pst);
+//     let __pst = __pss[0], __psv; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
+//     if (__pss[1] && (__pss[__pss[1]++] = ID, __pss[1] === 258 || !__pst ||
+//         __pss[2] && __ps.F[ID] | __ps.F[__pss[__pst + 257]])) __ps.l(__pst);
 //     __psx: try { body } catch (__pse) { __ps.x(__pst); throw __pse }
-//     __pss[0] = __pst; if (__pss[1]) __ps.l(-1, __pst); return __psv }
-// Async functions and generators call the probes instead (`let __pst = __ps.e(B + i)`, the exit
+//     __pss[0] = __pst;
+//     if (__pss[1] && (__pss[__pss[1]++] = ~__pst, … the same)) __ps.l(__pst);
+//     return __psv }
+// Async functions and generators call the probes instead (`let __pst = __ps.e(ID)`, the exit
 // `return __ps.r(__psv, __pst)`), which also take the popped state of a suspension (-1).
 // with every `return E` of the function's own body as `{ __psv = E; break __psx }` (`return;` →
 // `__psv = void 0`; `return a, b` → `__psv = (a, b)`): one exit per function, after the `try`,
@@ -40,7 +45,14 @@ import { Parser } from 'acorn';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { createProbes, PROBES_KEY } from './probes.js';
+import { createProbes, PROBES_KEY, STACK_BASE as B } from './probes.js';
+
+// A record in the probes' log window while a profiler logs (probes.js): the logger runs when the
+// window is full, the change is at depth 0, or a slow frame's gap (the function's own or its
+// caller's) ends or starts there.
+const log = (record, id) =>
+  `if(__pss[1]&&(__pss[__pss[1]++]=${record},__pss[1]===${B}||!__pst||` +
+  `__pss[2]&&__ps.F[${id}]|__ps.F[__pss[__pst+${B - 1}]]))__ps.l(__pst);`;
 
 export const MARKER = '/*perfshim:instrumented*/';
 
@@ -270,9 +282,9 @@ export function instrument(
     const id = `${base}+${index}`;
     const top = topLevel(node);
     const stack = top ? `(__pss||${init}())` : '__pss';
-    const push = `let __pst=${stack}[0],__psv;__pss[__pst+2]=${id};__pss[0]=__pst+1;if(__pss[1])__ps.l(${id},__pst);`;
+    const push = `let __pst=${stack}[0],__psv;__pss[__pst+${B}]=${id};__pss[0]=__pst+1;${log(id, id)}`;
     const ready = top ? `__pss||${init}(),` : '';
-    const pop = '__pss[0]=__pst;if(__pss[1])__ps.l(-1,__pst);return __psv';
+    const pop = `__pss[0]=__pst;${log('~__pst', id)}return __psv`;
     const enter = inline
       ? `${push}${single ? '__psx:' : ''}try{`
       : single

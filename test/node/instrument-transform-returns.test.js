@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { instrument } from '../../glue/instrument/transform.js';
-import { getProbes, PROBES_KEY } from '../../glue/instrument/probes.js';
+import { getProbes, PROBES_KEY, STACK_BASE } from '../../glue/instrument/probes.js';
 import { loadCore } from '../../glue/loader.js';
 import { createProfilerClass } from '../../glue/profiler.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
@@ -18,7 +18,7 @@ const P = getProbes();
 /** The names on the shadow stack, outermost first. */
 function stackNames() {
   const names = [];
-  for (let i = 0; i < P.S[0]; i++) names.push(P.frames[P.S[i + 2]][0]);
+  for (let i = 0; i < P.S[0]; i++) names.push(P.frames[P.S[i + STACK_BASE]][0]);
   return names;
 }
 
@@ -233,9 +233,14 @@ test('ordinary functions push and pop inline: no probe call unless a logger is o
   assert.deepEqual(calls, { e: 0, x: 1, r: 0, l: 0 }, 'only the exception exit calls a probe');
   assert.equal(Q.S[0], 0);
   const id = (name) => Q.frames.findIndex((f) => f[0] === name);
+  // A logger with a window of one record: called for every record, which it takes.
   const records = [];
-  Q.log((frame, depth) => records.push([frame, depth]));
-  Q.S[1] = 1;
+  const one = STACK_BASE - 1;
+  Q.log((depth) => {
+    for (let j = one; j < Q.S[1]; j++) records.push([Q.S[j], depth]);
+    Q.S[1] = one;
+  });
+  Q.S[1] = one;
   try {
     m.mid(1);
     m.catches();
@@ -243,26 +248,58 @@ test('ordinary functions push and pop inline: no probe call unless a logger is o
   } finally {
     Q.S[1] = 0;
   }
+  // (an enter: the frame id and the depth it was pushed at; an exit: ~depth restored)
   assert.deepEqual(records, [
     [id('mid'), 0],
     [id('m'), 1],
     [id('arrow'), 2],
     [id('leaf'), 3],
-    [-1, 3],
-    [-1, 2],
-    [-1, 1],
-    [-1, 0],
+    [~3, 3],
+    [~2, 2],
+    [~1, 1],
+    [~0, 0],
     [id('catches'), 0],
     [id('boom'), 1],
-    [-1, 1],
-    [-1, 0],
+    [~1, 1],
+    [~0, 0],
     [id('later'), 0],
-    [-1, 0],
+    [~0, 0],
     [id('later'), 0],
     [id('leaf'), 1],
-    [-1, 1],
-    [-1, 0],
+    [~1, 1],
+    [~0, 0],
   ]);
   assert.ok(calls.e === 2 && calls.r === 1, 'async functions still go through the probes');
+  assert.equal(Q.S[0], 0);
+});
+
+test('the inline probes call the logger only when the log window is full or at depth 0', async () => {
+  const key = `${PROBES_KEY}.window`;
+  const out = instrument(
+    'export function leaf(x) { return x + 1; }\n' +
+      'export const arrow = (x) => leaf(x) * 2;\n' +
+      'export function mid(x) { const o = { m() { return arrow(x); } }; return o.m(); }',
+    { file: 'window.js' },
+  ).code.replaceAll(JSON.stringify(PROBES_KEY), JSON.stringify(key));
+  const m = await load(out);
+  const Q = globalThis[Symbol.for(key)];
+  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
+  const four = STACK_BASE - 4;
+  const calls = [];
+  Q.log((depth) => {
+    calls.push([depth, [...Q.S.subarray(four, Q.S[1])]]);
+    Q.S[1] = four;
+  });
+  Q.S[1] = four;
+  try {
+    assert.equal(m.mid(1), 4);
+  } finally {
+    Q.S[1] = 0;
+  }
+  assert.deepEqual(calls, [
+    [0, [id('mid')]], // an enter at depth 0
+    [3, [id('m'), id('arrow'), id('leaf'), ~3]], // the window is full
+    [0, [~2, ~1, ~0]], // an exit to depth 0
+  ]);
   assert.equal(Q.S[0], 0);
 });

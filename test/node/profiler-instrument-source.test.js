@@ -9,7 +9,7 @@ import { loadCore } from '../../glue/loader.js';
 import { createProfilerClass } from '../../glue/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
-import { getProbes } from '../../glue/instrument/probes.js';
+import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
 import { createExporters } from '../../glue/export.js';
 
@@ -61,7 +61,7 @@ for (const mode of ['log', 'shared']) {
 
   test(`${mode}: a stack deeper than the probes' array samples its outer frames and unwinds`, async () => {
     const P = getProbes();
-    const kept = P.S.length - 2; // frames the array holds
+    const kept = P.S.length - STACK_BASE; // frames the array holds
     const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
     work.deep(kept + 500, 30);
     const t = await p.stop();
@@ -104,10 +104,10 @@ for (const mode of ['log', 'shared']) {
     test(`${mode}: ticks inside a long stretch name its frame (${fn}, ${calls} short calls around each)`, async () => {
       work.stretches.length = 0;
       const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
-      work[fn](20, calls, 3);
+      work[fn](24, calls, 3);
       const t = await p.stop();
-      // the sampler learns in the stretches of the first window (32 records: up to 6 rounds here)
-      const later = work.stretches.slice(6);
+      // the sampler learns in the stretches of the first window (64 records: up to 11 rounds here)
+      const later = work.stretches.slice(11);
       const inside = t.samples.filter((s) =>
         later.some(([a, b]) => s.timestamp > a + 0.1 && s.timestamp < b - 0.1),
       );
