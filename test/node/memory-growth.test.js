@@ -4,6 +4,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { measureUserAgentSpecificMemory, createMeasureMemory } from '../../glue/measure-memory.js';
 import { measureNode } from '../../glue/measure-memory-node.js';
 import { loadCore } from '../../glue/loader.js';
@@ -139,11 +142,15 @@ test('a busy worker is still measured (the inspector interrupts it)', async () =
 test('a worker blocked in a native call past the timeout is left out, the rest resolves', async () => {
   const blocked = await startWorker(new URL('?blocked', FIXTURE));
   const idle = await startWorker(new URL('?idle', FIXTURE));
-  blocked.postMessage('block-in-native');
-  await message(blocked, 'blocking');
-  // 'blocking' is posted just before the native call: give the worker time to enter it, or it
-  // may still answer (both protocol steps reach a worker at once).
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The worker is blocked once the marker exists: its shell, run synchronously by the worker,
+  // creates the file just before it sleeps.
+  const dir = mkdtempSync(join(tmpdir(), 'perfshim-blocked-'));
+  const marker = join(dir, 'in-native');
+  blocked.postMessage({ blockInNative: marker });
+  for (const end = Date.now() + 10000; !existsSync(marker); ) {
+    assert.ok(Date.now() < end, 'the worker entered the native call');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   const measure = createMeasureMemory(loadCore(), {
     source: (core) => measureNode(core, { workerTimeoutMs: 1500 }),
   });
@@ -159,6 +166,7 @@ test('a worker blocked in a native call past the timeout is left out, the rest r
   );
   assert.ok(bytesOf(m, isMain, 'JavaScript') > 0);
   await Promise.all([blocked.terminate(), idle.terminate()]);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('without node:inspector only this thread is measured, still spec-shaped', async () => {
