@@ -8,6 +8,9 @@
 //               exit after it)
 //   tryless     the same without the try and its catch (measurement only: an exception would
 //               leave the frame on the stack)
+//   short log   the inline form with stop 19's shorter logging test (`if (__pss[1])
+//               __ps.l(__pst)`, no log window): what the bytes of the window cost while no
+//               profiler runs (SpiderMonkey inlines only functions of up to 130 bytes of bytecode)
 //   calls       the form before stop 19: the push and pop as calls of the probes `e` and `r`
 //   calls/no warm-up   the same with probes that skip createProbes's warm-up (the logger call
 //               sites shown two functions at creation)
@@ -33,14 +36,17 @@ const out = instrument(src, { file: 'exits.js' }).code;
 const tryless = out
   .replaceAll('__psx:try{', '__psx:{')
   .replaceAll('}catch(__pse){__ps.x(__pst);throw __pse}', '}');
+// The inline form's logging test (the log window: glue/instrument/probes.js).
+const LOG = /if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g;
+const shortLog = out.replace(LOG, 'if(__pss[1])__ps.l(__pst);');
 // The calls form: the inline push and pop as probe calls.
 const calls = out
   .replace(
-    /let __pst=(?:\(__pss\|\|__psh_\w+\(\)\)|__pss)\[0\],__psv;__pss\[__pst\+2\]=([^;]+);__pss\[0\]=__pst\+1;if\(__pss\[1\]\)__ps\.l\(\1,__pst\);/g,
+    /let __pst=(?:\(__pss\|\|__psh_\w+\(\)\)|__pss)\[0\],__psv;__pss\[__pst\+258\]=([^;]+);__pss\[0\]=__pst\+1;if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g,
     'let __pst=__ps.e($1),__psv;',
   )
-  .replaceAll(
-    '__pss[0]=__pst;if(__pss[1])__ps.l(-1,__pst);return __psv',
+  .replace(
+    /__pss\[0\]=__pst;if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);return __psv/g,
     'return __ps.r(__psv,__pst)',
   );
 // Probes that do nothing, set between the header and the first function.
@@ -53,6 +59,7 @@ const empty = (code) =>
 const noWarmUp = (code) => code.replace(/const idle = L;[\s\S]*?S\[1\] = 0;/, '');
 if (
   tryless.includes('try{') ||
+  shortLog === out ||
   !out.includes('__psx:try{') ||
   calls.includes('__pss[') ||
   empty(calls) === calls ||
@@ -64,6 +71,7 @@ const variants = {
   plain: src,
   inline: own(out, 'inline'),
   tryless: own(tryless, 'tryless'),
+  'short log': own(shortLog, 'short-log'),
   calls: own(calls, 'calls'),
   'calls/no warm-up': own(noWarmUp(calls), 'calls-no-warm-up'),
   'calls/empty': own(empty(calls), 'calls-empty'),

@@ -6,11 +6,12 @@
 //     probes' shadow stack moves into shared memory and a sampler worker snapshots it every
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
-//   - log: elsewhere, the probes log every enter (its frame id) and exit (~depth) as one i32 in a
-//     plain Int32Array, with the time on a few records only (a clock read costs more than the
-//     rest of a probe), kept apart with their record index; the log is copied into the core's
-//     (src/instrument.h) and handed over when it is full, every PUMP_MS, and at stop(); the core
-//     turns it into the stack active at each tick (ps_instrument_consume / _advance).
+//   - log: elsewhere, the probes write every enter (its frame id) and exit (~depth) as one i32
+//     into a window of their array, which the logger moves into a plain Int32Array, with the
+//     time on a few records only (a clock read costs more than the rest of a probe), kept apart
+//     with their record index; the log is copied into the core's (src/instrument.h) and handed
+//     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
+//     active at each tick (ps_instrument_consume / _advance).
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { nativeNow, timeOrigin } from '../host.js';
 import { domException } from '../errors.js';
@@ -175,17 +176,18 @@ function stateOf(core) {
   // records cost the probes two stores and no call; the probes also call it at a record next to
   // a slow frame's gap (while any is slow), so that record is stamped.
   let from = B;
-  // The window's records, moved to R (the window is empty after).
+  // The window's records, moved to R (the window is empty after); returns how many.
   const take = () => {
     const end = S[1],
       c = end - from;
-    if (c <= 0) return;
+    if (c <= 0) return 0;
     if (n + c > LOG_RECORDS) handOver();
     let k = n;
     for (let j = from; j < end; j++) R[k++] = S[j];
     n = k;
     countdown -= c;
     S[1] = from;
+    return c;
   };
   // The next window: as long as the countdown.
   const rearm = () => {
@@ -195,8 +197,7 @@ function stateOf(core) {
   // The probes' logger: b is the depth before the change the last record made. The common case
   // (a full window) is a copy and a stamp.
   const writer = (b) => {
-    take();
-    if (countdown <= 0 || b === 0 || (S[2] !== 0 && !neitherSlow(b))) stamp(n - 1);
+    if (take() && (countdown <= 0 || b === 0 || (S[2] !== 0 && !neitherSlow(b)))) stamp(n - 1);
     rearm();
   };
 

@@ -39,8 +39,9 @@
 // rejected await lands there without the frame), and `for await` loops pop around their
 // implicit awaits.
 //
-// Costs: one parse, one walk, O(functions) insertions; the output grows by ~260 bytes a function
-// (and ~20 a return) plus the header with the probe runtime (~2.7 KB) once per file.
+// Costs: one parse, one walk, O(functions) insertions; the output grows by ~480 bytes a function
+// (and ~20 a return; marked.esm.js: 52 KB → 134 KB, 164 functions) plus the header with the
+// probe runtime (~3.3 KB) once per file.
 import { Parser } from 'acorn';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';

@@ -14,6 +14,17 @@ import { assertTraceInvariants } from './profiler-helpers.mjs';
 
 const load = (code) => import(`data:text/javascript,${encodeURIComponent(code)}#${Math.random()}`);
 const P = getProbes();
+// A module instrumented with a probe object of its own (the probes' key renamed): {m, Q}.
+async function withOwnProbes(name, source) {
+  const key = `perfshim.test.${name}.${Math.random()}`;
+  const out = instrument(source, { file: `${name}.js` }).code;
+  const m = await load(out.replaceAll(JSON.stringify(PROBES_KEY), JSON.stringify(key)));
+  return { m, Q: globalThis[Symbol.for(key)] };
+}
+const CHAIN =
+  'export function leaf(x) { return x + 1; }\n' +
+  'export const arrow = (x) => leaf(x) * 2;\n' +
+  'export function mid(x) { const o = { m() { return arrow(x); } }; return o.m(); }\n';
 
 /** The names on the shadow stack, outermost first. */
 function stackNames() {
@@ -209,19 +220,13 @@ test('the log sampler takes a repeated exit (a throwing finally after a return) 
 });
 
 test('ordinary functions push and pop inline: no probe call unless a logger is on, the same records when it is', async () => {
-  // A probe object of the file's own (its key renamed), whose calls are counted.
-  const key = `perfshim.test.inline.${Math.random()}`;
-  const out = instrument(
-    'export function leaf(x) { return x + 1; }\n' +
-      'export const arrow = (x) => leaf(x) * 2;\n' +
-      'export function mid(x) { const o = { m() { return arrow(x); } }; return o.m(); }\n' +
-      'export function boom() { throw new Error("b"); }\n' +
+  // A probe object of the file's own, whose calls are counted.
+  const { m, Q } = await withOwnProbes(
+    'inline',
+    `${CHAIN}export function boom() { throw new Error("b"); }\n` +
       'export function catches() { try { boom(); } catch { return "caught"; } }\n' +
       'export async function later(x) { await null; return leaf(x); }',
-    { file: 'inline.js' },
-  ).code.replaceAll(JSON.stringify(PROBES_KEY), JSON.stringify(key));
-  const m = await load(out);
-  const Q = globalThis[Symbol.for(key)];
+  );
   assert.ok(Q && Q !== P, 'the file has its own probe object');
   const calls = { e: 0, x: 0, r: 0, l: 0 };
   for (const k of Object.keys(calls)) {
@@ -273,24 +278,22 @@ test('ordinary functions push and pop inline: no probe call unless a logger is o
   assert.equal(Q.S[0], 0);
 });
 
-test('the inline probes call the logger only when the log window is full or at depth 0', async () => {
-  const key = `${PROBES_KEY}.window`;
-  const out = instrument(
-    'export function leaf(x) { return x + 1; }\n' +
-      'export const arrow = (x) => leaf(x) * 2;\n' +
-      'export function mid(x) { const o = { m() { return arrow(x); } }; return o.m(); }',
-    { file: 'window.js' },
-  ).code.replaceAll(JSON.stringify(PROBES_KEY), JSON.stringify(key));
-  const m = await load(out);
-  const Q = globalThis[Symbol.for(key)];
-  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
-  const four = STACK_BASE - 4;
+// A logger that takes the window's records (the window starting at `from`) with the depth each
+// call came with.
+function windowLogger(Q, from) {
   const calls = [];
   Q.log((depth) => {
-    calls.push([depth, [...Q.S.subarray(four, Q.S[1])]]);
-    Q.S[1] = four;
+    calls.push([depth, [...Q.S.subarray(from, Q.S[1])]]);
+    Q.S[1] = from;
   });
-  Q.S[1] = four;
+  Q.S[1] = from;
+  return calls;
+}
+
+test('the inline probes call the logger only when the log window is full or at depth 0', async () => {
+  const { m, Q } = await withOwnProbes('window', CHAIN);
+  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
+  const calls = windowLogger(Q, STACK_BASE - 4);
   try {
     assert.equal(m.mid(1), 4);
   } finally {
@@ -302,4 +305,31 @@ test('the inline probes call the logger only when the log window is full or at d
     [0, [~2, ~1, ~0]], // an exit to depth 0
   ]);
   assert.equal(Q.S[0], 0);
+});
+
+test('while a frame is slow the inline probes call the logger at each record next to its gaps', async () => {
+  const { m, Q } = await withOwnProbes('slow', CHAIN);
+  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
+  Q.F = new Uint8Array(Q.frames.length);
+  Q.F[id('arrow')] = 1;
+  const calls = windowLogger(Q, STACK_BASE - 64);
+  try {
+    Q.S[2] = 0; // no frame counted slow: the table is not read
+    assert.equal(m.mid(1), 4);
+    Q.S[2] = 1;
+    assert.equal(m.mid(1), 4);
+  } finally {
+    Q.S[1] = 0;
+    Q.S[2] = 0;
+  }
+  assert.deepEqual(calls, [
+    [0, [id('mid')]],
+    [0, [id('m'), id('arrow'), id('leaf'), ~3, ~2, ~1, ~0]],
+    [0, [id('mid')]],
+    [2, [id('m'), id('arrow')]], // arrow's first gap starts
+    [3, [id('leaf')]], // a gap of arrow ends (its caller's)
+    [3, [~3]], // and the next starts
+    [2, [~2]], // arrow's last gap ends
+    [0, [~1, ~0]],
+  ]);
 });
