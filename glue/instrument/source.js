@@ -176,17 +176,19 @@ function stateOf(core) {
   // records cost the probes two stores and no call; the probes also call it at a record next to
   // a slow frame's gap (while any is slow), so that record is stamped.
   let from = B;
-  // The window's records, moved to R (the window is empty after); returns how many.
+  // The window's records, moved to R (the window is empty after); returns how many. The cursor
+  // is set back first: were the hand-over to throw, the probes would still write in the window,
+  // not past its end into the stack.
   const take = () => {
     const end = S[1],
       c = end - from;
     if (c <= 0) return 0;
+    S[1] = from;
     if (n + c > LOG_RECORDS) handOver();
     let k = n;
     for (let j = from; j < end; j++) R[k++] = S[j];
     n = k;
     countdown -= c;
-    S[1] = from;
     return c;
   };
   // The next window: as long as the countdown.

@@ -8,7 +8,8 @@
 // the push and the pop written inline (no probe call while no profiler runs; `__pss` is the
 // probes' array, 258 where its stack starts, `__psb_H + i` the frame id; while a profiler logs,
 // the cursor `__pss[1]` is set and each change is a record in the log window, with a call to the
-// logger `__ps.l` when the window is full or the change is at depth 0):
+// logger `__ps.l` when the window is full, the change is at depth 0, or it is next to a slow
+// frame's gap):
 //   { "directives"; hoisted function declarations;
 //     let __pst = __pss[0], __psv; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
 //     if (__pss[1] && (__pss[__pss[1]++] = ID, __pss[1] === 258 || !__pst ||
