@@ -93,7 +93,7 @@ for (const mode of ['log', 'shared']) {
   });
 
   // The log sampler stamps only some records (a clock read costs more than the rest of a probe)
-  // and learns which frames run long: once the first stamped window (at most 32 records) has
+  // and learns which frames run long: once the first stamped window (at most 64 records) has
   // shown a stretch, every tick inside a long stretch must name the frame that ran it, not its
   // neighbours in the log (the calls of `tiny`). Wall-clock checks, so a descheduled thread
   // cannot move ticks between frames.
