@@ -5,7 +5,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { TraceMap, originalPositionFor, generatedPositionFor } from '@jridgewell/trace-mapping';
 import MagicString from 'magic-string';
-import { instrument } from '../../glue/instrument/transform.js';
+import { Parser } from 'acorn';
+import { instrument, PROBES_TEXT } from '../../glue/instrument/transform.js';
+import { createProbes } from '../../glue/instrument/probes.js';
 
 const src = [
   'function decl() {}',
@@ -69,6 +71,35 @@ test('the output maps every original token back to its position', () => {
     const back = originalPositionFor(map, gen);
     assert.deepEqual([back.line, back.column], [line, column]);
   }
+});
+
+test("the header adds no line (each line stays where it was) and carries no comment of the probes' source", () => {
+  const out = instrument(src, { file: 'kinds.js' }).code;
+  const lines = out.split('\n');
+  assert.equal(lines.length, src.split('\n').length);
+  const names = ['decl', 'arrow', 'expr', 'class K', 'obj', 'ns.deep', 'outer', 'default', 'map'];
+  names.forEach((name, i) => {
+    assert.ok(lines[i].includes(name), `line ${i + 1} still holds ${name}`);
+  });
+  assert.ok(out.includes('function createProbes()'), 'the probe runtime is inlined');
+  assert.ok(!out.includes('// '), 'no line comment');
+  assert.ok(!out.includes('/**'), 'no doc comment');
+});
+
+test("the one-line probe runtime parses to the same program as createProbes's source (no line joined into another statement)", () => {
+  // Positions and comments aside, the trees must be equal: a statement of createProbes that
+  // relied on a line break (automatic semicolon insertion) would parse differently on one line.
+  const tree = (text) =>
+    JSON.stringify(Parser.parse(`(${text})`, { ecmaVersion: 'latest' }), (key, value) =>
+      key === 'start' || key === 'end' || key === 'raw' ? undefined : value,
+    );
+  assert.ok(!PROBES_TEXT.includes('\n'));
+  assert.equal(tree(PROBES_TEXT), tree(createProbes.toString()));
+  // And the test can fail: a join that breaks a statement apart is seen.
+  assert.notEqual(
+    tree('function f() { let a = 1\n(g)() }'),
+    tree('function f() { let a = 1; (g)() }'),
+  );
 });
 
 test('an input map is composed: frames and the output map point into the original file', () => {
