@@ -15,7 +15,14 @@
 //   calls/no warm-up   the same with probes that skip createProbes's warm-up (the logger call
 //               sites shown two functions at creation)
 //   calls/empty  the calls form with probes that do nothing (the calls' own cost)
+//   no log      the inline form without its two logging tests (what the tests cost)
+//   depth only  the same without the frame id's store: only the depth's load and stores, and
+//               the try (what the shadow stack's memory traffic costs)
+//   no check    the inline form without the top-level declarations' `(__pss || init())` check
+//               (every function here is one)
 //   node bench/instrument-exits.mjs [--engines=node,chromium,firefox,webkit] [--rounds=N]
+//     [--n=N]  N: iterations per timed loop (default 200,000 = 1e6 instrumented calls; Firefox's
+//              and WebKit's unisolated clocks step by 1 ms, so 2,000,000 gives 0.1 ns steps)
 // Run it under the machine-wide bench lock (flock /work/bench.lock ...) on a shared machine.
 import { loadavg } from 'node:os';
 import { instrument } from '../glue/instrument/transform.js';
@@ -25,7 +32,7 @@ const arg = (name) =>
   (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3);
 const ROUNDS = Number(arg('rounds')) || 15;
 const ENGINES = (arg('engines') || 'node,chromium,firefox').split(',');
-const N = 200000; // iterations per timed loop: 1e6 instrumented calls
+const N = Number(arg('n')) || 200000; // iterations per timed loop: 1e6 instrumented calls
 
 const src = `
 export function leaf(x) { if (x < 0) return 0; return (x * 31 + 7) | 0; }
@@ -39,6 +46,9 @@ const tryless = out
 // The inline form's logging test (the log window: glue/instrument/probes.js).
 const LOG = /if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g;
 const shortLog = out.replace(LOG, 'if(__pss[1])__ps.l(__pst);');
+const noLog = out.replace(LOG, '');
+const depthOnly = noLog.replace(/__pss\[__pst\+258\]=[^;]+;/g, '');
+const noCheck = out.replace(/\(__pss\|\|__psh_\w+\(\)\)/g, '__pss');
 // The calls form: the inline push and pop as probe calls.
 const calls = out
   .replace(
@@ -63,7 +73,10 @@ if (
   !out.includes('__psx:try{') ||
   calls.includes('__pss[') ||
   empty(calls) === calls ||
-  noWarmUp(calls) === calls
+  noWarmUp(calls) === calls ||
+  noLog.includes('__ps.l(') ||
+  depthOnly.includes('+258]=') ||
+  noCheck.includes('||__psh_')
 )
   throw new Error('the transform emits another form: update this bench');
 const own = (code, name) => code.replaceAll(PROBES_KEY, `${PROBES_KEY}.bench.${name}`);
@@ -75,6 +88,9 @@ const variants = {
   calls: own(calls, 'calls'),
   'calls/no warm-up': own(noWarmUp(calls), 'calls-no-warm-up'),
   'calls/empty': own(empty(calls), 'calls-empty'),
+  'no log': own(noLog, 'no-log'),
+  'depth only': own(depthOnly, 'depth-only'),
+  'no check': own(noCheck, 'no-check'),
 };
 
 /** ns per instrumented call for each module in `mods` (runs where the modules are). */
