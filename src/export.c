@@ -361,7 +361,12 @@ PS_API int32_t ps_export_cpuprofile(int32_t h)
     meta_ids m = meta_of(&v);
     writer *w = &W;
     w->len = 0;
-    long long start = v.nsm ? to_us(v.ts[0]) : 0, end = v.nsm ? to_us(v.ts[v.nsm - 1]) : 0;
+    /* endTime is when sampling ended, one mean interval after the last sample (1 ms for a single
+     * sample), as V8 writes it (its endTime is past its last sample): readers that keep samples
+     * with time < endTime (the Firefox Profiler's Chrome import) would drop one at endTime. */
+    long long start = v.nsm ? to_us(v.ts[0]) : 0, last = v.nsm ? to_us(v.ts[v.nsm - 1]) : 0;
+    long long end = !v.nsm ? 0 : v.nsm > 1 ? last + (last - start) / (long long)(v.nsm - 1) : last + 1000;
+    if (v.nsm && end <= last) end = last + 1;
     raw(w, "{\"nodes\":");
     int32_t status = nodes(w, &v, &m, 0);
     if (status != PS_OK) return status;
@@ -481,6 +486,14 @@ PS_API int32_t ps_export_trace_events(int32_t h, uint32_t pid, uint32_t tid, uin
  * on top of the stack the previous sample left open, or cuts that stack back to where the same
  * meta frame already is, instead of standing alone at the root. */
 
+/* Whether frame f has no name (an anonymous function). */
+static int anonymous(const view *v, uint32_t f)
+{
+    uint32_t len = 0;
+    const uint8_t *name = ps__trace_string(v->h, PS_STRINGS_NAMES, v->fname[f], &len);
+    return !name || !len;
+}
+
 /* A frame's display name: its own, or speedscope's name for an anonymous function. */
 static void speedscope_name(writer *w, const view *v, uint32_t f)
 {
@@ -579,7 +592,9 @@ PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
  * function at its definition position), one resource and one source per trace resource (type
  * 5 = url). Strings: frame names, then resources, then "(garbage collector)" when a gc sample
  * needs a frame (stackless gc samples get that frame's stack; other stackless samples have a
- * null stack). Categories: 0 Other (grey, the default), 1 JavaScript, 2 GC / CC. Sample times
+ * null stack), then one name per anonymous frame, "(anonymous file.js:line)" as speedscope
+ * names it (the profiler shows a func's name as it is). Checked with the profiler's own loader
+ * (unserializeProfileOfArbitraryFormat, upgraded 58 -> 70, its call tree), stop 21. Categories: 0 Other (grey, the default), 1 JavaScript, 2 GC / CC. Sample times
  * are ms after meta.startTime, which is the time origin. */
 
 NOINLINE static void nulls_or(writer *w, const char *key, uint32_t n, const uint32_t *col, uint32_t extra)
@@ -686,6 +701,14 @@ PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, 
         string_of(w, &v, 0, (int32_t)i);
     }
     if (gc) { if (nn || v.nr) ch(w, ','); raw(w, "\"(garbage collector)\""); }
+    /* An anonymous function's name, as speedscope names it (the profiler shows a func's name as
+     * it is: an empty one would be a blank row), one string per such frame after the others. */
+    uint32_t anon = nn + v.nr + gc;
+    for (uint32_t f = 0, k = anon; f < v.nf; f++) {
+        if (!anonymous(&v, f)) continue;
+        if (k++) ch(w, ',');
+        speedscope_name(w, &v, f);
+    }
     raw(w, "],\"sources\":{");
     repeat(w, "uuid", "null", v.nr);
     ch(w, ',');
@@ -761,9 +784,10 @@ PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, 
 
     /* funcTable */
     raw(w, ",\"funcTable\":{\"name\":[");
-    for (uint32_t f = 0; f < nf; f++) {
+    for (uint32_t f = 0, k = anon; f < nf; f++) {
         if (f) ch(w, ',');
-        num(w, f < v.nf ? v.fname[f] : (long long)nn + v.nr);
+        if (f >= v.nf) num(w, (long long)nn + v.nr);
+        else num(w, anonymous(&v, f) ? k++ : v.fname[f]);
     }
     by_resource(w, "isJS", &v, nf, 1);
     by_resource(w, "relevantForJS", &v, nf, 0);

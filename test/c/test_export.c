@@ -193,7 +193,7 @@ TEST(cpuprofile_nodes_children_hits_and_deltas)
     free(samples);
     free(deltas);
     CHECK_EQ_DBL(numv(p, "startTime"), 1000);
-    CHECK_EQ_DBL(numv(p, "endTime"), 5000);
+    CHECK_EQ_DBL(numv(p, "endTime"), 6000);   /* last sample + the mean interval (4000 / 4 µs) */
     cJSON_Delete(p);
     ps_trace_free(t);
 }

@@ -97,11 +97,24 @@ test('samples without a stack map to (program), gc-marked ones to (garbage colle
   );
 });
 
+test('endTime lies after the last sample (a single one: 1 ms after), so readers that keep samples before endTime keep them all', () => {
+  const one = {
+    resources: [],
+    frames: [{ name: 'only' }],
+    stacks: [{ frameId: 0 }],
+    samples: [{ timestamp: 42.5, stackId: 0 }],
+  };
+  const cp = toCpuProfile(one);
+  assert.deepEqual([cp.startTime, cp.endTime, cp.timeDeltas], [42500, 43500, [0]]);
+  assert.deepEqual(fromCpuProfile(cp).samples, [{ timestamp: 42.5, stackId: 0 }]);
+});
+
 test('times are µs on the trace clock; sub-µs parts round to the nearest µs', () => {
   const cp = toCpuProfile(HAND_BUILT.SHARED_PREFIXES);
   assert.equal(cp.startTime, 1235); // 1.2345678 ms
   assert.deepEqual(cp.timeDeltas, [0, 765, 0, 2000, 1000, 2000]);
-  assert.equal(cp.endTime, 7000);
+  // Sampling ended one mean interval ((7000 - 1235) / 5 µs) after the last sample, at 7 ms.
+  assert.equal(cp.endTime, 7000 + 1153);
   const back = fromCpuProfile(cp);
   assert.deepEqual(
     back.samples.map((s) => s.timestamp),

@@ -72,11 +72,7 @@ test('speedscope: the documented shape, stacks root first, weights to the next s
     assert.equal(p.samples.length, ss.length);
     // As speedscope's own .cpuprofile import: anonymous functions named after file and line, a
     // stackless sample on top of the stack the previous one left open (once).
-    const display = (fr) =>
-      fr.name ||
-      (fr.resourceId !== undefined && t.resources[fr.resourceId]
-        ? `(anonymous ${t.resources[fr.resourceId].split('/').pop()}:${fr.line || 0})`
-        : '(anonymous)');
+    const display = (fr) => displayName(t, fr);
     let open = [];
     p.samples.forEach((stack, i) => {
       let want = framesOf(t, ss[i]).map((fr) => [display(fr), fr.line, fr.column]);
@@ -185,6 +181,16 @@ test('trace events: entries of other types are left out, an empty entry list add
   assert.equal(base.traceEvents.filter((e) => e.cat === 'blink.user_timing').length, 0);
 });
 
+/** A frame's name as speedscope shows it: an anonymous function after its file and line. */
+function displayName(t, fr) {
+  return (
+    fr.name ||
+    (fr.resourceId !== undefined && t.resources[fr.resourceId]
+      ? `(anonymous ${t.resources[fr.resourceId].split('/').pop()}:${fr.line || 0})`
+      : '(anonymous)')
+  );
+}
+
 test('Firefox processed profile: the documented tables, prefix = parent, samples replay the trace', async () => {
   for (const [name, t] of Object.entries(await traces())) {
     const p = toFirefoxProfile(t, { timeOrigin: 1.7e12, name: `thread ${name}` });
@@ -199,7 +205,8 @@ test('Firefox processed profile: the documented tables, prefix = parent, samples
         Math.abs(th.samples.time[i] - s.timestamp) <= 0.0005 + 1e-9,
         `${name} sample ${i} time`,
       );
-      const want = framesOf(t, s).map((f) => f.name);
+      // An anonymous function is named as in speedscope (the profiler shows a name as it is).
+      const want = framesOf(t, s).map((f) => displayName(t, f));
       const got = firefoxSampleNames(p, i);
       if (want.length) assert.deepEqual(got, want, `${name} sample ${i}`);
       else
@@ -223,8 +230,9 @@ test('Firefox frames keep 1-based positions and their script as resource and sou
   assert.equal(str[th.resourceTable.name[f.resource[i]]], t.resources[0]);
   assert.equal(str[p.shared.sources.filename[f.source[i]]], t.resources[0]);
   assert.equal(f.isJS[i], true);
-  const anon = f.name.findIndex((n) => str[n] === '');
+  const anon = f.name.findIndex((n) => str[n] === '(anonymous)');
   assert.deepEqual([f.resource[anon], f.source[anon], f.lineNumber[anon]], [-1, null, null]);
+  assert.ok(!f.name.some((n) => str[n] === ''), 'no func has a blank name');
   // interval: the mean sample interval unless given
   assert.equal(p.meta.interval, 1);
   assert.equal(toFirefoxProfile(t, { interval: 0.25 }).meta.interval, 0.25);
