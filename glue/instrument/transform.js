@@ -43,7 +43,7 @@
 // Costs: one parse, one walk, O(functions) insertions; the output grows by ~480 bytes a function
 // (and ~20 a return; marked.esm.js: 52 KB → 132 KB, 164 functions) plus the header with the
 // probe runtime (~1.5 KB, one line) once per file.
-import { Parser } from 'acorn';
+import { Parser, tokTypes } from 'acorn';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
@@ -144,49 +144,52 @@ function className(cls, parent) {
  * The name a profiler shows for function `fn` whose ancestors are `anc` (innermost last), and
  * the node whose start is its position.
  */
+// The name V8 gives the function (SharedFunctionInfo's debug name: its `name`, else the name
+// inferred from an assignment), as the JS Self-Profiling spec's "function instance name" and
+// V8's own profiler report it: methods `m`, accessors `get x` (no class prefix), constructors
+// the class's name.
 function inferName(fn, anc, code) {
   const parent = anc[anc.length - 1];
-  if (fn.id) return { name: fn.id.name, at: fn };
-  if (!parent) return { name: '', at: fn };
+  if (fn.id) return fn.id.name;
+  if (!parent) return '';
   const accessor = (kind) => (kind === 'get' || kind === 'set' ? `${kind} ` : '');
   switch (parent.type) {
-    case 'MethodDefinition': {
-      const cls = anc[anc.length - 3];
-      const cname = className(cls, anc[anc.length - 4]);
-      if (parent.kind === 'constructor') return { name: cname, at: parent };
-      const key = keyName(parent.key, parent.computed, code);
-      return { name: `${cname ? `${cname}.` : ''}${accessor(parent.kind)}${key}`, at: parent.key };
-    }
-    case 'PropertyDefinition': {
+    case 'MethodDefinition':
+      if (parent.kind === 'constructor') return className(anc[anc.length - 3], anc[anc.length - 4]);
+      return `${accessor(parent.kind)}${keyName(parent.key, parent.computed, code)}`;
+    case 'PropertyDefinition':
       if (parent.value !== fn) break;
-      const cname = className(anc[anc.length - 3], anc[anc.length - 4]);
-      return {
-        name: `${cname ? `${cname}.` : ''}${keyName(parent.key, parent.computed, code)}`,
-        at: fn,
-      };
-    }
+      return keyName(parent.key, parent.computed, code);
     case 'Property':
       if (parent.value !== fn) break;
-      return {
-        name: `${accessor(parent.kind)}${keyName(parent.key, parent.computed, code)}`,
-        at: parent.method || parent.kind !== 'init' ? parent.key : fn,
-      };
+      return `${accessor(parent.kind)}${keyName(parent.key, parent.computed, code)}`;
     case 'VariableDeclarator':
-      if (parent.init === fn && parent.id.type === 'Identifier')
-        return { name: parent.id.name, at: fn };
+      if (parent.init === fn && parent.id.type === 'Identifier') return parent.id.name;
       break;
     case 'AssignmentExpression':
-      if (parent.right === fn) return { name: memberPath(parent.left) || '', at: fn };
+      if (parent.right === fn) return memberPath(parent.left) || '';
       break;
     case 'AssignmentPattern':
-      if (parent.right === fn && parent.left.type === 'Identifier')
-        return { name: parent.left.name, at: fn };
+      if (parent.right === fn && parent.left.type === 'Identifier') return parent.left.name;
       break;
     case 'ExportDefaultDeclaration':
-      return { name: 'default', at: fn };
+      return 'default';
     default:
   }
-  return { name: '', at: fn };
+  return '';
+}
+
+// Where V8 places a function (its profiler's and the spec's "column at which instance is
+// defined"): the `(` of its parameter list, or the parameter of an arrow without parentheses.
+// A method's, accessor's and constructor's function node already starts at the `(`.
+function paramsStart(fn, code) {
+  const from = fn.id ? fn.id.end : fn.start;
+  const to = fn.body.start;
+  for (const token of Parser.tokenizer(code.slice(from, to), { ecmaVersion: 'latest' })) {
+    if (token.type === tokTypes.parenL) return from + token.start;
+    if (token.type === tokTypes.arrow) break;
+  }
+  return fn.params.length ? fn.params[0].start : fn.start;
 }
 
 /** Names a pattern binds. */
@@ -278,10 +281,22 @@ export function instrument(
 
   const reenter = (f) => `__pst<0&&(__pst=__ps.e(${base}+${f.index}));`;
 
+  // Line starts (after each line terminator, as acorn and V8 count lines), for a position's line
+  // and column (1-based) by binary search.
+  const lineStarts = [0];
+  for (const m of code.matchAll(/\r\n?|[\n\u2028\u2029]/g)) lineStarts.push(m.index + m[0].length);
   function frameOf(fn) {
-    const { name, at } = inferName(fn, anc, code);
-    let line = at.loc.start.line,
-      column = at.loc.start.column + 1;
+    const name = inferName(fn, anc, code);
+    const at = paramsStart(fn, code);
+    let lo = 0,
+      hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lineStarts[mid] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    let line = lo + 1,
+      column = at - lineStarts[lo] + 1;
     let resource = url;
     if (tracer) {
       const o = originalPositionFor(tracer, { line, column: column - 1 });

@@ -42,9 +42,10 @@ test('esbuild + the plugin: an instrumented bundle that runs and maps back to it
     .map(([name, url, line, column]) => `${name}@${url}:${line}:${column}`)
     .sort();
   assert.deepEqual(frames, [
-    'heavy@app/work.js:1:8',
+    // Where V8 places a function: the ( of its parameter list.
+    'heavy@app/work.js:1:22',
     'light@app/work.js:2:22',
-    'main@app/main.js:2:8',
+    'main@app/main.js:2:21',
   ]);
   // esbuild composed the plugin's map with its own: `light(n)` of `return light(n) * 2` (now
   // `__psv = light(n) * 2; break __psx;`) maps into work.js.

@@ -21,7 +21,7 @@ const src = [
   '[1].map(function (x) { return x; });',
 ].join('\n');
 
-test('each function is registered once, named as a profiler names it, at its 1-based position', () => {
+test('each function is registered once, named as V8 names it, at its parameter list (1-based), as V8 places it', () => {
   const { frames } = instrument(src, {
     file: 'src/kinds.js',
     url: 'https://example.test/kinds.js',
@@ -30,23 +30,23 @@ test('each function is registered once, named as a profiler names it, at its 1-b
   const lines = src.split('\n');
   const at = (line, text) => [line, lines[line - 1].indexOf(text) + 1];
   assert.deepEqual(got, [
-    ['decl', ...at(1, 'function decl')],
+    ['decl', ...at(1, '() {}')],
     ['arrow', ...at(2, '()')],
-    ['expr', ...at(3, 'function')],
-    ['K', ...at(4, 'constructor')],
-    ['K.method', ...at(4, 'method')],
-    ['K.get acc', ...at(4, 'acc')],
-    ['K.st', ...at(4, 'st()')],
-    ['K.#priv', ...at(4, '#priv')],
-    ['K.field', ...at(4, '() => 0')],
-    ['m', ...at(5, 'm()')],
-    ['get g', ...at(5, 'g()')],
+    ['expr', ...at(3, '() {}')],
+    ['K', ...at(4, '() {} method')],
+    ['method', ...at(4, '() {} get')],
+    ['get acc', ...at(4, '() { return 1')],
+    ['st', ...at(4, '() {} #priv')],
+    ['#priv', ...at(4, '() {} field')],
+    ['field', ...at(4, '() => 0')],
+    ['m', ...at(5, '() {}')],
+    ['get g', ...at(5, '() { return 1')],
     ['p', ...at(5, '() => 2')],
-    ['ns.deep.fn', ...at(6, 'function')],
-    ['outer', ...at(7, 'function')],
+    ['ns.deep.fn', ...at(6, '() {}')],
+    ['outer', ...at(7, '({ cb')],
     ['cb', ...at(7, '() => 0')],
-    ['default', ...at(8, 'async')],
-    ['', ...at(9, 'function')],
+    ['default', ...at(8, '() {}')],
+    ['', ...at(9, '(x)')],
   ]);
   for (const f of frames) assert.equal(f.url, 'https://example.test/kinds.js');
 });
@@ -112,7 +112,7 @@ test('an input map is composed: frames and the output map point into the origina
   const out = instrument(compiled, { file: 'answer.js', inputMap: inputMap.toString() });
   assert.deepEqual(
     out.frames.map((f) => [f.name, f.url, f.line, f.column]),
-    [['answer', 'answer.ts', 1, 8]],
+    [['answer', 'answer.ts', 1, 23]], // the ( of its parameters
   );
   const map = new TraceMap(out.map);
   assert.deepEqual(map.sources, ['answer.ts']);

@@ -46,8 +46,9 @@ for (const mode of ['log', 'shared']) {
     assertTraceInvariants(t);
     assert.deepEqual(t.resources, [URL_]);
     const byName = Object.fromEntries(t.frames.map((f) => [f.name, f]));
-    assert.deepEqual(byName.heavy, { column: 8, line: 10, name: 'heavy', resourceId: 0 });
-    assert.deepEqual(byName.spin, { column: 8, line: 3, name: 'spin', resourceId: 0 });
+    // Positions as V8 gives them: the ( of the parameter list.
+    assert.deepEqual(byName.heavy, { column: 22, line: 10, name: 'heavy', resourceId: 0 });
+    assert.deepEqual(byName.spin, { column: 21, line: 3, name: 'spin', resourceId: 0 });
     // spin is always called by heavy or light, which alternate calls.
     for (const s of t.samples) {
       if (s.stackId === undefined) continue;
@@ -193,7 +194,7 @@ test('an instrumentation trace goes through every exporter unchanged', async () 
   const spin = cp.nodes.find((n) => n.callFrame.functionName === 'spin');
   assert.deepEqual(
     [spin.callFrame.url, spin.callFrame.lineNumber, spin.callFrame.columnNumber],
-    [URL_, 2, 7],
+    [URL_, 2, 20], // 0-based: line 3, column 21 (the ( of spin's parameters)
   );
   assert.equal(cp.samples.length, t.samples.length);
   assert.ok(
