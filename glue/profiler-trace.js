@@ -19,6 +19,27 @@ const MARKERS = Object.assign([], {
 const MARKER_CODE = new Map(MARKERS.map((m, i) => [m, i]));
 const CONTEXT = 'perfshim profiler';
 
+/** URL prefixes of perfshim's own scripts ('\n'-separated), whose frames a host profiler's
+ *  samples must not show (a native Profiler shows none of its implementation's), found from
+ *  where this module runs: in the package's glue/ or dist/ folder, both folders; a script of
+ *  its own name elsewhere (the classic build on a CDN), that script; bundled into someone
+ *  else's file, nothing (the frames cannot be told apart). */
+export function ownScripts(stack = String(new Error().stack)) {
+  // The first frame with a position: "at f (LOCATION:1:2)", "at LOCATION:1:2" (V8), "f@LOCATION:1:2"
+  // (SpiderMonkey, JavaScriptCore).
+  const m = /(?:\(|@|\bat )([^()@]*?):\d+:\d+\)?\s*$/m.exec(stack);
+  const at = m ? m[1].trim() : '';
+  if (!/^(?:file:|https?:|\/)/.test(at)) return '';
+  // Node's CommonJS stacks give a path; V8's profiles name the script by its file: URL.
+  const url = at.startsWith('/')
+    ? `file://${encodeURI(at).replace(/[?#]/g, encodeURIComponent)}`
+    : at;
+  const dir = /^(.*\/)(?:glue|dist)\/[^/]*$/.exec(url);
+  if (dir) return `${dir[1]}glue/\n${dir[1]}dist/`;
+  return /\/perfshim[^/]*$/.test(url) ? url : '';
+}
+const OWN = ownScripts();
+
 const absent = (v) => v === undefined || v === null;
 const isObj = (v) => v !== null && typeof v === 'object';
 const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
@@ -111,6 +132,10 @@ export function createTraceCodec(core) {
     },
     free(h) {
       core.x.ps_trace_free(h);
+    },
+    /** Leave perfshim's own scripts (ownScripts) out of trace `h`'s later imports. */
+    hideOwn(h, prefixes = OWN) {
+      if (prefixes) check(core.x.ps_trace_hide(h, core.putString(prefixes)));
     },
 
     /** {frames, stacks, samples, full, last} of a trace (the out registers ps_trace_info

@@ -30,6 +30,9 @@ export class ChunkedSampler {
 
   constructor(codec, h, intervalMs, max, onFull) {
     Object.assign(this, { codec, h, intervalMs, max, onFull });
+    // A host profiler samples perfshim's own code too (the Profiler's start and stop, a chunk's
+    // hand-over): the trace leaves it out, as a native Profiler shows no frames of its own.
+    codec.hideOwn(h);
   }
 
   /** Start the first chunk; returns this. */

@@ -38,6 +38,7 @@
 #include "trace_internal.h"
 
 #define NO_PARENT 0xffffffffu /* a V8 record without a parent */
+#define V8_HIDDEN 0x80u       /* v8_marker bit: the node is a hidden script's (ps_trace_hide) */
 
 typedef struct {
     ps_pool resources, names;
@@ -70,6 +71,9 @@ typedef struct {
     /* output scratch */
     uint8_t *blob;
     uint32_t blob_cap;
+    /* URL prefixes ('\n'-separated) of scripts whose frames the imports leave out (ps_trace_hide) */
+    uint8_t *hide;
+    uint32_t hide_len;
 } trace;
 
 static trace **traces;
@@ -276,10 +280,36 @@ PS_API int32_t ps_trace_free(int32_t h)
     free(t->ts); free(t->st); free(t->mk);
     if (ps_blob_ptr() == t->blob) ps_blob_release(); /* a borrowed blob dies with its trace */
     free(t->blob);
+    free(t->hide);
     v8_clear(t);
     free(t);
     traces[h - 1] = 0;
     return PS_OK;
+}
+
+PS_API int32_t ps_trace_hide(int32_t h, uint32_t len)
+{
+    trace *t = get(h);
+    if (!t) return PS_E_ARG;
+    uint8_t *copy = malloc((size_t)len + 1);
+    if (!copy) return PS_E_NOMEM;
+    memcpy(copy, ps__exchange_bytes(), len);
+    free(t->hide);
+    t->hide = copy;
+    t->hide_len = len;
+    return PS_OK;
+}
+
+/* Whether a script's frames are left out: its URL starts with one of the hidden prefixes. */
+static int hidden(const trace *t, const uint8_t *url, uint32_t len)
+{
+    for (uint32_t at = 0; at < t->hide_len;) {
+        uint32_t end = at;
+        while (end < t->hide_len && t->hide[end] != '\n') end++;
+        if (end > at && len >= end - at && memcmp(url, t->hide + at, end - at) == 0) return 1;
+        at = end + 1;
+    }
+    return 0;
 }
 
 int32_t ps__trace_resource(int32_t h, uint32_t len)
@@ -558,6 +588,18 @@ static int32_t v8_resolve(trace *t, uint32_t r)
             t->v8_stack[i] = -1;
             continue;
         }
+        /* A hidden script's node is transparent: its samples and children get its parent's
+         * stack. So is a Node built-in ("node:...") that a hidden node called (the inspector
+         * session's post, which the Profiler itself calls). */
+        uint32_t pid = rec(t, i, R_PARENT);
+        int32_t pr = pid == NO_PARENT ? -1 : v8_lookup(t, pid);
+        int from_hidden = pr >= 0 && (t->v8_marker[pr] & V8_HIDDEN);
+        if (url_len && (hidden(t, url, url_len) ||
+                        (from_hidden && url_len > 5 && memcmp(url, "node:", 5) == 0))) {
+            t->v8_marker[i] |= V8_HIDDEN;
+            t->v8_stack[i] = parent_stack;
+            continue;
+        }
         int32_t res = -1;
         if (url_len) {
             res = ps__pool_intern(&t->resources, url, url_len);
@@ -635,7 +677,7 @@ PS_API int32_t ps_trace_import_v8_samples(int32_t h, uint32_t count, double star
     for (uint32_t k = 0; status == PS_OK && k < n; k++) {
         int32_t s = v8_resolve(t, rs[k]);
         if (s < -1) { status = s; break; }
-        int32_t r = append_sample(t, ts[k], s, t->v8_marker[rs[k]]);
+        int32_t r = append_sample(t, ts[k], s, t->v8_marker[rs[k]] & ~V8_HIDDEN);
         if (r == PS_E_LIMIT) break;
         if (r < 0) { status = r; break; }
         added++;
@@ -690,12 +732,18 @@ PS_API int32_t ps_trace_import(int32_t h, uint32_t nr, uint32_t nf, uint32_t ns,
     ps_vec chain = {0};
     int32_t st = map && ts && ix ? PS_OK : PS_E_NOMEM, added = 0;
     int32_t *rmap = map, *fmap = map + nr, *smap = map + nr + nf;
+    /* A hidden script's resource, frames and stacks are left out (HIDE): a stack of such a frame
+     * maps to its parent's. */
+    enum { HIDE = -5 };
     for (uint32_t i = 0; i < nr && st == PS_OK; i++) {
-        rmap[i] = ps__pool_intern(&t->resources, b + (size_t)R[2 * i], (uint32_t)R[2 * i + 1]);
-        if (rmap[i] < 0) st = rmap[i];
+        const uint8_t *url = b + (size_t)R[2 * i];
+        uint32_t len = (uint32_t)R[2 * i + 1];
+        rmap[i] = hidden(t, url, len) ? HIDE : ps__pool_intern(&t->resources, url, len);
+        if (rmap[i] < 0 && rmap[i] != HIDE) st = rmap[i];
     }
     for (uint32_t i = 0; i < nf && st == PS_OK; i++) {
         const double *f = F + (size_t)i * TF_WORDS;
+        if (!isnan(f[2]) && rmap[(uint32_t)f[2]] == HIDE) { fmap[i] = HIDE; continue; }
         fmap[i] = frame_from_bytes(t, b + (size_t)f[0], (uint32_t)f[1], isnan(f[2]) ? -1 : rmap[(uint32_t)f[2]],
                                    isnan(f[3]) ? 0 : (uint32_t)f[3], isnan(f[4]) ? 0 : (uint32_t)f[4]);
         if (fmap[i] < 0) st = fmap[i];
@@ -717,7 +765,9 @@ PS_API int32_t ps_trace_import(int32_t h, uint32_t nr, uint32_t nf, uint32_t ns,
         int32_t parent = isnan(cur) ? -1 : smap[(uint32_t)cur];
         while (chain.len && st == PS_OK) {
             uint32_t id = chain.v[--chain.len];
-            parent = smap[id] = stack_id(t, parent, (uint32_t)fmap[(uint32_t)S[2 * (size_t)id]]);
+            int32_t f = fmap[(uint32_t)S[2 * (size_t)id]];
+            if (f == HIDE) { smap[id] = parent; continue; }
+            parent = smap[id] = stack_id(t, parent, (uint32_t)f);
             if (parent < 0) st = parent;
         }
     }

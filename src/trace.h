@@ -103,6 +103,14 @@ PS_API int32_t ps_trace_import_v8_nodes(int32_t trace, uint32_t count, uint32_t 
  * PS_BAD_TIME_DELTA). */
 PS_API int32_t ps_trace_import_v8_samples(int32_t trace, uint32_t count, double start_us, double offset_ms, double after_ms, double until_ms);
 
+/* Leave out the frames of some scripts from this trace's later imports: `len` bytes in the
+ * exchange buffer, URL prefixes separated by '\n' (a URL cannot hold a raw newline). A frame
+ * whose resource starts with one is transparent: a stack ending in it is its parent's (none at
+ * the root), and the resource is not added. In a V8 import, so is a "node:" built-in that such
+ * a frame called. The profiler sources pass perfshim's own scripts: a native profiler shows
+ * no frames of the API's implementation. Returns PS_OK, PS_E_ARG or PS_E_NOMEM. */
+PS_API int32_t ps_trace_hide(int32_t trace, uint32_t len);
+
 /* Sizes of a trace in the out registers: out[0] resources, out[1] frames, out[2] stacks,
  * out[3] samples, out[4] 1 if a sample was refused for the buffer limit, out[5] max samples,
  * out[6] bytes held, out[7] the last sample's timestamp (-Infinity when there is none).

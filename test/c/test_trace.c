@@ -470,6 +470,67 @@ TEST(a_profiler_trace_is_validated_then_reinterned)
     ps_trace_free(t);
 }
 
+static void hide(int32_t t, const char *prefixes)
+{
+    uint32_t len = (uint32_t)strlen(prefixes);
+    memcpy(ps_exchange_reserve(len + 1), prefixes, len);
+    CHECK_EQ_INT(ps_trace_hide(t, len), PS_OK);
+}
+
+TEST(hidden_scripts_leave_out_their_frames_and_resources)
+{
+    /* user > lib (hidden) > callback (user): the callback's stack skips the hidden frame; a
+     * sample inside the hidden frame is its caller's; one at the root inside it has no stack. */
+    const char *res_[] = {"https://x/app.js", "https://x/dist/perfshim.auto.js"};
+    const char *names[] = {"user", "lib", "callback"};
+    double frames[] = {0, 1, 1,  1, 1, 1,  0, 5, 1};
+    double stacks[] = {0, NAN,  1, 0,  2, 1,  1, NAN};
+    double samples[] = {1, 2, 0,  2, 1, 0,  3, 3, 0};
+    int32_t t = ps_trace_new(100);
+    hide(t, "https://x/glue/\nhttps://x/dist/");
+    uint32_t bytes = put_trace(res_, 2, frames, names, 3, stacks, 4, samples, 3);
+    CHECK_EQ_INT(ps_trace_import(t, 2, 3, 4, 3, bytes, -INFINITY, INFINITY), 3);
+    CHECK(invariants(t));
+    CHECK_EQ_DBL(info(t, 0), 1);   /* app.js only */
+    CHECK_EQ_DBL(info(t, 1), 2);   /* user, callback */
+    CHECK_EQ_DBL(info(t, 2), 2);   /* user, user > callback */
+    const int32_t *st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
+    const int32_t *sp = ps_trace_column(t, PS_COL_STACK_PARENT);
+    CHECK_EQ_INT(st[0], 1);        /* user > callback */
+    CHECK_EQ_INT(sp[1], 0);
+    CHECK_EQ_INT(st[1], 0);        /* inside lib: user's */
+    CHECK_EQ_INT(st[2], -1);       /* lib at the root: no stack */
+    ps_trace_free(t);
+
+    /* The same in a V8 profile, where a "node:" built-in the hidden script called is left out
+     * too, and one the user's code called is kept. */
+    static const node P[] = {
+        {1, 0xffffffffu, "(root)", "", -1, -1},
+        {2, 1, "main", "file:///app/main.js", 0, 0},
+        {3, 2, "start", "file:///pkg/glue/profiler.js", 0, 0},
+        {4, 3, "post", "node:inspector", 0, 0},
+        {5, 4, "inner", "node:internal/util", 0, 0},
+        {6, 2, "now", "node:internal/perf/performance", 0, 0},
+        {7, 3, "observer", "file:///app/main.js", 5, 0},
+    };
+    t = ps_trace_new(100);
+    hide(t, "file:///pkg/glue/\nfile:///pkg/dist/");
+    CHECK_EQ_INT(import_nodes(t, P, 7), PS_OK);
+    int32_t ids[] = {3, 4, 5, 6, 7}, deltas[] = {1000, 1000, 1000, 1000, 1000};
+    put_samples(ids, deltas, 5);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 5, 0, 0, -INFINITY, INFINITY), 5);
+    CHECK(invariants(t));
+    CHECK_EQ_DBL(info(t, 0), 2);   /* main.js, node:internal/perf/performance */
+    CHECK_EQ_DBL(info(t, 1), 3);   /* main, now, observer */
+    st = ps_trace_column(t, PS_COL_SAMPLE_STACK);
+    sp = ps_trace_column(t, PS_COL_STACK_PARENT);
+    CHECK(st[0] == 0 && st[1] == 0 && st[2] == 0);   /* start, post, inner: main's */
+    CHECK_EQ_INT(sp[st[3]], 0);                       /* main > now */
+    CHECK_EQ_INT(sp[st[4]], 0);                       /* main > observer */
+    CHECK(st[3] != st[4]);
+    ps_trace_free(t);
+}
+
 TEST(a_bad_profiler_trace_names_the_member)
 {
     const char *res_[] = {"r"};
@@ -582,6 +643,7 @@ int main(void)
     RUN(deep_v8_stacks_do_not_recurse);
     RUN(random_stacks_match_a_naive_model);
     RUN(a_profiler_trace_is_validated_then_reinterned);
+    RUN(hidden_scripts_leave_out_their_frames_and_resources);
     RUN(a_bad_profiler_trace_names_the_member);
     RUN(v8_children_lists_give_the_parents);
     RUN(strings_come_out_as_a_borrowed_blob_with_lengths);
