@@ -27,6 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (table > size) return 0;
     int32_t h = ps_trace_new(max);
     if (h < 0) return 0;
+    /* Hidden scripts (ps_trace_hide): up to 7 bytes of the string region as a URL prefix (an
+     * empty one hides nothing), beside a fixed second prefix. */
+    uint32_t hide = (data[-1] >> 1) % 8;
+    if ((data[-1] & 1) && table + hide <= size) {
+        uint8_t *p = ps_exchange_reserve(hide + 16);
+        memcpy(p, data + table, hide);
+        memcpy(p + hide, "\nfile:///g/", 11);
+        ps_trace_hide(h, hide + 11);
+    }
     uint8_t *ex = ps_exchange_reserve((uint32_t)size + 1);
     memcpy(ex, data, size);
     if (ps_trace_import_v8_nodes(h, records, 0, (uint32_t)(size - table)) == PS_OK && records) {
