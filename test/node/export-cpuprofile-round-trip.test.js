@@ -97,14 +97,16 @@ test('samples without a stack map to (program), gc-marked ones to (garbage colle
   );
 });
 
+/** A trace of one sample in one frame named `name`. */
+const oneSample = (name, timestamp) => ({
+  resources: [],
+  frames: [{ name }],
+  stacks: [{ frameId: 0 }],
+  samples: [{ timestamp, stackId: 0 }],
+});
+
 test('endTime lies after the last sample (a single one: 1 ms after), so readers that keep samples before endTime keep them all', () => {
-  const one = {
-    resources: [],
-    frames: [{ name: 'only' }],
-    stacks: [{ frameId: 0 }],
-    samples: [{ timestamp: 42.5, stackId: 0 }],
-  };
-  const cp = toCpuProfile(one);
+  const cp = toCpuProfile(oneSample('only', 42.5));
   assert.deepEqual([cp.startTime, cp.endTime, cp.timeDeltas], [42500, 43500, [0]]);
   assert.deepEqual(fromCpuProfile(cp).samples, [{ timestamp: 42.5, stackId: 0 }]);
 });
@@ -153,13 +155,7 @@ test('a very deep stack (100,000 frames) exports and imports without recursion',
 });
 
 test('lone surrogates in names reach the .cpuprofile as \\u escapes', () => {
-  const t = {
-    resources: [],
-    frames: [{ name: 'a\ud800b' }],
-    stacks: [{ frameId: 0 }],
-    samples: [{ timestamp: 1, stackId: 0 }],
-  };
-  const cp = toCpuProfile(t);
+  const cp = toCpuProfile(oneSample('a\ud800b', 1));
   assert.equal(cp.nodes.find((n) => n.id === cp.samples[0]).callFrame.functionName, 'a\ud800b');
 });
 
