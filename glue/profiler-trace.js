@@ -21,9 +21,10 @@ const CONTEXT = 'perfshim profiler';
 
 /** URL prefixes of perfshim's own scripts ('\n'-separated), whose frames a host profiler's
  *  samples must not show (a native Profiler shows none of its implementation's), found from
- *  where this module runs: in the package's glue/ or dist/ folder, both folders; a script of
- *  its own name elsewhere (the classic build on a CDN), that script; bundled into someone
- *  else's file, nothing (the frames cannot be told apart). */
+ *  where this module runs: from the installed package's glue/ or dist/ folder (a file: URL),
+ *  both folders; from a glue/ folder served as it is, that folder; from a script of its own
+ *  name (perfshim.auto.js, perfshim.mjs), that script only (a site's dist/ holds its own code
+ *  too); bundled into someone else's file, nothing (the frames cannot be told apart). */
 export function ownScripts(stack = String(new Error().stack)) {
   // The first frame with a position: "at f (LOCATION:1:2)", "at LOCATION:1:2" (V8), "f@LOCATION:1:2"
   // (SpiderMonkey, JavaScriptCore).
@@ -34,8 +35,10 @@ export function ownScripts(stack = String(new Error().stack)) {
   const url = at.startsWith('/')
     ? `file://${encodeURI(at).replace(/[?#]/g, encodeURIComponent)}`
     : at;
-  const dir = /^(.*\/)(?:glue|dist)\/[^/]*$/.exec(url);
+  const dir = /^(file:.*\/)(?:glue|dist)\/[^/]*$/.exec(url);
   if (dir) return `${dir[1]}glue/\n${dir[1]}dist/`;
+  const glue = /^.*\/glue\//.exec(url);
+  if (glue) return glue[0];
   return /\/perfshim[^/]*$/.test(url) ? url : '';
 }
 const OWN = ownScripts();

@@ -25,10 +25,22 @@ test("perfshim's own scripts are found from where its code runs", () => {
     ),
     'file:///srv/my%20app/node_modules/perfshim/glue/\nfile:///srv/my%20app/node_modules/perfshim/dist/',
   );
-  // The classic build served on its own: that script only; Firefox's stack format too.
+  // The classic build served on its own: that script only, even in a site's dist/ folder,
+  // which holds the site's own code too; Firefox's stack format too.
   assert.equal(
     ownScripts('ownScripts@https://cdn.example/npm/perfshim.auto.js:2:100\n'),
     'https://cdn.example/npm/perfshim.auto.js',
+  );
+  assert.equal(
+    ownScripts('Error\n    at https://example.test/dist/perfshim.auto.js:1:5'),
+    'https://example.test/dist/perfshim.auto.js',
+  );
+  // The ES module sources served as they are: their folder.
+  assert.equal(
+    ownScripts(
+      'Error\n    at ownScripts (https://example.test/vendor/perfshim/glue/profiler-trace.js:30:3)',
+    ),
+    'https://example.test/vendor/perfshim/glue/',
   );
   // Bundled into someone else's file: its frames cannot be told apart, so none is hidden.
   assert.equal(ownScripts('Error\n    at https://example.test/assets/app.js:1:5'), '');
