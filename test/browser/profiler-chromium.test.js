@@ -100,6 +100,11 @@ test('known functions are sampled with their URL and positions, on the page cloc
     );
   const spin = t.frames.find((f) => f.name === 'spinFor');
   assert.equal(t.resources[spin.resourceId], workUrl());
+  // None of perfshim's own scripts (the page loads its glue/ as ES modules), as natively.
+  assert.deepEqual(
+    t.resources.filter((u) => u.startsWith(`${srv.url}/glue/`)),
+    [],
+  );
   const sp = positionOf(WORK, 'spinFor(ms) {');
   assert.deepEqual([spin.line, spin.column], [sp.line, sp.column + 'spinFor'.length]);
   const chain = framesOf(
