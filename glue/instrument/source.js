@@ -223,12 +223,16 @@ function stateOf(core) {
         );
       }
     },
-    /** Hand the log over to the core (the window's records first, while logging). */
+    /** Hand the log over to the core (the window's records first, while logging). The last
+     *  record is stamped if it is not yet: the core applies records after the last stamp at
+     *  that stamp's time, so a stretch that no stamped record ended (a long first call, then
+     *  stop() from inside the same task) was all sampled with the stack at the flush. */
     flush() {
       if (S[1]) {
         take();
         rearm();
       }
+      if (n > 0 && lastK < n - 1) stamp(n - 1);
       handOver();
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
@@ -255,16 +259,16 @@ function stateOf(core) {
     advance(session, until) {
       return check(x.ps_instrument_advance(session, until)) === 1;
     },
-    /** Snapshots from the sampler worker: [time, depth, ...frame ids] repeated. Returns true
-     *  when the trace is full. */
-    samples(session, batch, until) {
+    /** Snapshots from the sampler worker: [time, depth, ...frame ids] repeated, those in
+     *  (from, until] only. Returns true when the trace is full. */
+    samples(session, batch, until, from = -Infinity) {
       st.frames();
       for (let i = 0; i < batch.length; ) {
         const t = batch[i],
           d = batch[i + 1];
         const ids = batch.subarray(i + 2, i + 2 + d);
         i += 2 + d;
-        if (t > until) continue;
+        if (t > until || t <= from) continue;
         core.putU32(ids);
         if (check(x.ps_instrument_sample(session, t, d)) === 1) return true;
       }
@@ -334,7 +338,9 @@ class LogSampler {
 
 // The sampler worker: for each session it is given, every interval a snapshot of the shared
 // stack (depth, frame ids) with the time on the page's clock; batches go back every POST_MS;
-// ctl[0] = 1 ends the session (the last batch comes with `done`). Between sessions it waits for
+// ctl[0] = 1 ends the session (the last batch comes with `done`); it also writes its start time
+// into the control block (f64 at byte 8, then ctl[1] = 1), which the page reads without waiting
+// for the `started` message. Between sessions it waits for
 // the next one in its event loop: workers are kept in a pool, so a profiler after the first
 // starts sampling at once.
 const WORKER_SOURCE = `
@@ -344,6 +350,8 @@ const onStart = (d) => {
   const S = new Int32Array(d.stack), C = new Int32Array(d.ctl), iv = d.interval;
   const off = performance.timeOrigin - d.origin;
   let batch = [], last = performance.now(), next = last + iv;
+  new Float64Array(d.ctl, 8, 1)[0] = last + off;
+  Atomics.store(C, 1, 1);
   post({ started: last + off });
   for (;;) {
     const wait = next - performance.now();
@@ -393,7 +401,8 @@ class SharedSampler {
     this.st = stateOf(core);
     this.intervalMs = intervalMs;
     this.onFull = onFull;
-    this.ctl = new Int32Array(new SharedArrayBuffer(8));
+    // [0] stop, [1] started (the worker's start time is the f64 at byte 8)
+    this.ctl = new Int32Array(new SharedArrayBuffer(16));
     const pooled = pool.pop();
     this.worker = pooled || spawnWorker(WORKER_SOURCE);
     this.worker.owner = this;
@@ -409,6 +418,7 @@ class SharedSampler {
     this.session = this.st.open(h, intervalMs);
     this.st.until(this.session, -Infinity); // its samples come from the worker, never from the log
     this.until = Infinity;
+    this.from = -Infinity; // the worker's samples count after this time (see endEarly)
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -422,7 +432,11 @@ class SharedSampler {
 
   message(m) {
     if (m.started !== undefined) this.endEarly(m.started);
-    if (m.batch && this.session !== 0 && this.st.samples(this.session, m.batch, this.until)) {
+    if (
+      m.batch &&
+      this.session !== 0 &&
+      this.st.samples(this.session, m.batch, this.until, this.from)
+    ) {
       this.close();
       this.onFull();
     }
@@ -439,6 +453,10 @@ class SharedSampler {
     const early = this.early;
     this.early = null;
     if (!early || early.session === 0) return;
+    // The log sampler covers the session up to t, the worker after it: a worker whose start
+    // was not known yet (stop() while its message waits, no started flag) sampled that stretch
+    // too.
+    this.from = t;
     early.st.until(early.session, t);
     early.st.flush();
     early.st.advance(early.session, t);
@@ -448,7 +466,11 @@ class SharedSampler {
   async stop(until) {
     if (this.session === 0) return;
     this.until = until;
-    if (this.early) this.endEarly(until);
+    // A worker that started while this task ran has sampled since then (its `started` message
+    // is still queued): the log sampler gives way to it there.
+    const started =
+      Atomics.load(this.ctl, 1) === 1 ? new Float64Array(this.ctl.buffer, 8, 1)[0] : until;
+    if (this.early) this.endEarly(Math.min(started, until));
     this.worker.ref();
     Atomics.store(this.ctl, 0, 1);
     Atomics.notify(this.ctl, 0);
