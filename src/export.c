@@ -593,9 +593,10 @@ PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
  * 5 = url). Strings: frame names, then resources, then "(garbage collector)" when a gc sample
  * needs a frame (stackless gc samples get that frame's stack; other stackless samples have a
  * null stack), then one name per anonymous frame, "(anonymous file.js:line)" as speedscope
- * names it (the profiler shows a func's name as it is). Checked with the profiler's own loader
- * (unserializeProfileOfArbitraryFormat, upgraded 58 -> 70, its call tree), stop 21. Categories: 0 Other (grey, the default), 1 JavaScript, 2 GC / CC. Sample times
- * are ms after meta.startTime, which is the time origin. */
+ * names it (the profiler shows a func's name as it is). Categories: 0 Other (grey, the
+ * default), 1 JavaScript, 2 GC / CC. Sample times are ms after meta.startTime, which is the
+ * time origin. Checked with the profiler's own loader (unserializeProfileOfArbitraryFormat,
+ * upgraded 58 -> 70, then its call tree), stop 21. */
 
 NOINLINE static void nulls_or(writer *w, const char *key, uint32_t n, const uint32_t *col, uint32_t extra)
 {

@@ -466,11 +466,13 @@ class SharedSampler {
   async stop(until) {
     if (this.session === 0) return;
     this.until = until;
-    // A worker that started while this task ran has sampled since then (its `started` message
-    // is still queued): the log sampler gives way to it there.
-    const started =
-      Atomics.load(this.ctl, 1) === 1 ? new Float64Array(this.ctl.buffer, 8, 1)[0] : until;
-    if (this.early) this.endEarly(Math.min(started, until));
+    if (this.early) {
+      // A worker that started while this task ran has sampled since then (its `started`
+      // message is still queued): the log sampler gives way to it there.
+      const started =
+        Atomics.load(this.ctl, 1) === 1 ? new Float64Array(this.ctl.buffer, 8, 1)[0] : until;
+      this.endEarly(Math.min(started, until));
+    }
     this.worker.ref();
     Atomics.store(this.ctl, 0, 1);
     Atomics.notify(this.ctl, 0);

@@ -141,13 +141,11 @@ function className(cls, parent) {
 }
 
 /**
- * The name a profiler shows for function `fn` whose ancestors are `anc` (innermost last), and
- * the node whose start is its position.
+ * The name a profiler shows for function `fn` whose ancestors are `anc` (innermost last): the
+ * name V8 gives it (SharedFunctionInfo's debug name: its `name`, else the name inferred from an
+ * assignment), as the JS Self-Profiling spec's "function instance name" and V8's own profiler
+ * report it: methods `m`, accessors `get x` (no class prefix), constructors the class's name.
  */
-// The name V8 gives the function (SharedFunctionInfo's debug name: its `name`, else the name
-// inferred from an assignment), as the JS Self-Profiling spec's "function instance name" and
-// V8's own profiler report it: methods `m`, accessors `get x` (no class prefix), constructors
-// the class's name.
 function inferName(fn, anc, code) {
   const parent = anc[anc.length - 1];
   if (fn.id) return fn.id.name;
