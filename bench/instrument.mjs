@@ -18,7 +18,13 @@
 // process or page (one per revision, alternating), and each median comes with a 95 % interval
 // from a two-level bootstrap (resample the batches, then the rounds within each): the change a
 // run can resolve, which more rounds narrow.
+// Two more builds (unless --no-floor) show where the no-profiler cost comes from, made from the
+// instrumented bundle's own text: "stack only" keeps the inline push and pop and the `try` but
+// drops the two logging tests (the least any shadow-stack form can do: the shared-stack sampler
+// could run on it, the log sampler could not), and "no probes" also drops the push, the pop and
+// the `try`, keeping the transform's code shape (labels, the single exit, the header).
 //   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
+//     [--no-floor]
 //     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
 //                       side by side: its own bundles and glue, in processes (Node) and pages
 //                       (browsers) of its own, alternating with ours.
@@ -28,6 +34,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
+import { floorBuilds } from './floor-builds.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name) =>
@@ -37,9 +44,10 @@ const ROUNDS = Number(arg('rounds')) || (quick ? 10 : 40); // --rounds=N: more, 
 const BATCH = quick ? 5 : 10; // rounds per process or page
 const BATCHES = Math.max(2, Math.ceil(ROUNDS / BATCH));
 const WARM = 5; // warm-up rounds in each new process or page, not counted
+const FLOOR = !process.argv.includes('--no-floor');
 const KINDS = process.env.BENCH_KINDS
   ? process.env.BENCH_KINDS.split(',')
-  : ['plain', 'idle', 'log', 'after', 'shared'];
+  : ['plain', 'idle', 'log', 'after', 'shared', ...(FLOOR ? ['stack', 'bare'] : [])];
 const median = (a) => quantile(a, 0.5);
 function quantile(a, q) {
   const s = [...a].sort((x, y) => x - y);
@@ -85,6 +93,9 @@ if (child) {
   for (const k of KINDS) times[k] = [];
   const render = { plain, idle: neverProfiled, after: instrumented, log: instrumented };
   render.shared = instrumented;
+  if (KINDS.includes('stack'))
+    render.stack = await import(pathToFileURL(join(dir, 'stack.mjs')).href);
+  if (KINDS.includes('bare')) render.bare = await import(pathToFileURL(join(dir, 'bare.mjs')).href);
   let samples = 0;
   for (let r = -WARM; r < Number(rounds); r++) {
     // every variant in every position and after every other one in turn
@@ -130,6 +141,27 @@ for (const rev of revisions) {
     outfile: join(rev.dir, 'instrumented.mjs'),
     plugins: [esbuildPlugin({ include: /node_modules[\\/]marked/ })],
   });
+  if (FLOOR) {
+    // The transform's own output, before esbuild reprints it, through the same transform as
+    // the plugin's (this revision's), then cut down.
+    const { instrument } = await import(
+      pathToFileURL(join(rev.root, 'glue/instrument/transform.js')).href
+    );
+    for (const variant of ['stack', 'bare']) {
+      const floor = {
+        name: `floor-${variant}`,
+        setup(b) {
+          b.onLoad({ filter: /node_modules[\\/]marked[\\/].*\.js$/ }, (a) => ({
+            contents: floorBuilds(instrument(readFileSync(a.path, 'utf8'), { file: a.path }).code)[
+              variant
+            ],
+            loader: 'js',
+          }));
+        },
+      };
+      await build({ ...opts, outfile: join(rev.dir, `${variant}.mjs`), plugins: [floor] });
+    }
+  }
 }
 
 /** The row of variant k against plain: the median of the rounds' ratios and its 95 % interval
@@ -163,6 +195,8 @@ const ROWS = [
   ['instrumented, no profiler, after a profiling session', 'after', 1.1],
   ['instrumented, profiling (log sampler, 1 ms)', 'log', 1.5],
   ['instrumented, profiling (shared-stack sampler, 1 ms)', 'shared', 1.5],
+  ['floor: stack only (push, pop, `try`; no logging tests)', 'stack', Infinity],
+  ["floor: no probes (the transform's code shape only)", 'bare', Infinity],
 ];
 function table(title, byRev, rows) {
   console.log(`\n### ${title}\n`);
@@ -180,7 +214,9 @@ function table(title, byRev, rows) {
       const x = ratioOf(t, k);
       return `${x.ms.toFixed(1)} | ${fmt(x)}${x.r <= target ? '' : ' MISSED'}`;
     });
-    console.log(`| ${name} | ${cells.join(' | ')} | <= ${target.toFixed(2)}x |`);
+    console.log(
+      `| ${name} | ${cells.join(' | ')} | ${target < Infinity ? `<= ${target.toFixed(2)}x` : ''} |`,
+    );
   }
 }
 
@@ -310,16 +346,22 @@ if (!process.argv.includes('--no-browser')) {
     addTree(join(rev.root, 'wasm'), `${at}/wasm`);
     routes[`${at}/b/plain.mjs`] = js(readFileSync(join(rev.dir, 'plain.mjs')));
     routes[`${at}/b/instrumented.mjs`] = js(readFileSync(join(rev.dir, 'instrumented.mjs')));
+    if (FLOOR)
+      for (const f of ['stack', 'bare'])
+        routes[`${at}/b/${f}.mjs`] = js(readFileSync(join(rev.dir, `${f}.mjs`)));
     routes[`${at}/b/index.html`] = {
       body: `<!doctype html><script type=module>
 import { getProfiler } from '${at}/glue/profiler.js';
 import * as plain from '${at}/b/plain.mjs';
 import * as inst from '${at}/b/instrumented.mjs';
 import * as fresh from '${at}/b/instrumented.mjs?never-profiled';
+${FLOOR ? `import * as stack from '${at}/b/stack.mjs';\nimport * as bare from '${at}/b/bare.mjs';` : ''}
 const doc = ${JSON.stringify(doc)};
 const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
 window.round = async (k) => {
   if (k === 'plain') return time(() => plain.marked.parse(doc));
+  if (k === 'stack') return time(() => stack.marked.parse(doc));
+  if (k === 'bare') return time(() => bare.marked.parse(doc));
   if (k === 'idle') return time(() => fresh.marked.parse(doc));
   if (k === 'after') return time(() => inst.marked.parse(doc));
   const p = new (getProfiler())({ sampleInterval: 1, maxBufferSize: 1e6 });
@@ -337,7 +379,7 @@ window.ready = true;
     for (const engine of engines) {
       const b = await launchEngine(engine);
       try {
-        const kinds = ['plain', 'idle', 'log', 'after'];
+        const kinds = ['plain', 'idle', 'log', 'after', ...(FLOOR ? ['stack', 'bare'] : [])];
         const bt = revisions.map(() => Object.fromEntries([...kinds, 'batch'].map((k) => [k, []])));
         for (let batch = 0; batch < BATCHES; batch++) {
           const tabs = [];
@@ -366,7 +408,7 @@ window.ready = true;
         table(
           `The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, median of ${BATCHES * BATCH} rounds in ${BATCHES} pages per revision (load average ${loadavg()[0].toFixed(1)})`,
           revisions.map((rev, i) => [rev.name, bt[i]]),
-          ROWS.slice(0, 3),
+          ROWS,
         );
       } finally {
         await b.close();

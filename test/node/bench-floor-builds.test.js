@@ -1,0 +1,69 @@
+// The bench's floor builds (bench/floor-builds.mjs) cut the transform's current text: "stack
+// only" loses exactly the logging tests, "no probes" also the push, the pop and the `try`, both
+// still compute what the source does, and text the patterns no longer match stops the bench.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { instrument } from '../../glue/instrument/transform.js';
+import { floorBuilds } from '../../bench/floor-builds.mjs';
+
+const SOURCE = `
+export function early(x) { if (x > 1) return 'big'; return 'small'; }
+export function none(o) { o.n = 1; }
+export const expr = (x) => x * 2;
+export const block = (x) => { const y = x + 1; return y; };
+export class C { constructor(v) { this.v = v; } get twice() { return this.v * 2; } m() { return this.v; } }
+export function thrower() { throw new Error('boom'); }
+export async function later(x) { return (await x) + 1; }
+export function* gen() { yield 1; yield 2; }
+`;
+const ORDINARY = 8; // early, none, expr, block, constructor, get twice, m, thrower
+
+const load = (code) => import(`data:text/javascript,${encodeURIComponent(code)}#${Math.random()}`);
+const count = (s, part) => s.split(part).length - 1;
+
+async function behaviour(m) {
+  const o = {};
+  m.none(o);
+  const c = new m.C(4);
+  let thrown = null;
+  try {
+    m.thrower();
+  } catch (e) {
+    thrown = e.message;
+  }
+  return [
+    m.early(2),
+    m.early(0),
+    o.n,
+    m.expr(3),
+    m.block(3),
+    c.twice,
+    c.m(),
+    thrown,
+    await m.later(Promise.resolve(1)),
+    [...m.gen()],
+  ];
+}
+
+test('the floor builds cut the logging tests, then the push, pop and try, and keep behaviour', async () => {
+  const { code } = instrument(SOURCE, { file: 'floor.js' });
+  const { stack, bare } = floorBuilds(code);
+  assert.equal(count(code, '__ps.l(__pst)'), 2 * ORDINARY);
+  assert.equal(count(stack, '__ps.l('), 0, 'stack only: no logging test left');
+  assert.equal(count(stack, '__pss[0]=__pst+1;'), ORDINARY, 'stack only: every push kept');
+  assert.equal(count(bare, '__pss['), 0, 'no probes: no access to the stack left');
+  assert.equal(count(bare, 'catch(__pse)'), 1, 'no probes: only the async function keeps a catch');
+  // async functions and generators keep their probe calls in both
+  assert.equal(count(bare, '__ps.e('), count(code, '__ps.e('));
+  const expected = await behaviour(await load(SOURCE));
+  for (const build of [code, stack, bare])
+    assert.deepEqual(await behaviour(await load(build)), expected);
+});
+
+test('text the floor patterns no longer match stops the bench instead of timing a half-cut build', () => {
+  const { code } = instrument(SOURCE, { file: 'floor.js' });
+  // one function's logging test written differently, as a change to the transform would
+  const changed = code.replace('__pss[1]===258||', '__pss[1]>=258||');
+  assert.throws(() => floorBuilds(changed), /the transform's text changed/);
+  assert.throws(() => floorBuilds('function f() {}'), /the transform's text changed/);
+});
