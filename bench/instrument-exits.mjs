@@ -1,25 +1,22 @@
 // Micro-bench of an instrumented function's entry and exit forms (docs/instrument.md, "Bodies
-// without try (stop 17)" and "Inline push and pop (stop 19)"): ns per instrumented call, no
-// profiler running, of a loop calling `mid`, which calls `leaf` 4 times (5 instrumented calls
-// per iteration). Variants, each its own module and probe object, timed in interleaved rounds
-// (every variant in every position in turn), medians with the rounds' 25th–75th percentile:
-//   plain       the source as it is
-//   inline      the transform's output (the push and pop inline, the body in a labelled try, one
-//               exit after it)
-//   tryless     the same without the try and its catch (measurement only: an exception would
-//               leave the frame on the stack)
-//   short log   the inline form with stop 19's shorter logging test (`if (__pss[1])
-//               __ps.l(__pst)`, no log window): what the bytes of the window cost while no
-//               profiler runs (SpiderMonkey inlines only functions of up to 130 bytes of bytecode)
-//   calls       the form before stop 19: the push and pop as calls of the probes `e` and `r`
-//   calls/no warm-up   the same with probes that skip createProbes's warm-up (the logger call
-//               sites shown two functions at creation)
-//   calls/empty  the calls form with probes that do nothing (the calls' own cost)
-//   no log      the inline form without its two logging tests (what the tests cost)
-//   depth only  the same without the frame id's store: only the depth's load and stores, and
-//               the try (what the shadow stack's memory traffic costs)
-//   no check    the inline form without the top-level declarations' `(__pss || init())` check
-//               (every function here is one)
+// without try (stop 17)", "Inline push and pop (stop 19)" and "The switch (stop 22)"): ns per
+// instrumented call of a loop calling `mid`, which calls `leaf` 4 times (5 instrumented calls
+// per iteration), with no profiler's logger. Variants, each its own module and probe object,
+// timed in interleaved rounds (every variant in every position in turn), medians with the
+// rounds' 25th–75th percentile:
+//   plain        the source as it is
+//   inline       the transform's output, switch off (no profiler: the probes keep no stack)
+//   inline/on    the same with the switch on (the stack kept, as while a profiler runs, minus
+//                the logger's calls)
+//   tryless      inline without the try and its catch (measurement only: an exception would
+//                leave the frame on the stack)
+//   always-on    the form before stop 22: the push and the pop on every call, switch or not
+//                (what the stack costs where no profiler runs)
+//   always-on/no log      the same without the two logging tests (what the tests' bytes cost)
+//   always-on/depth only  also without the frame id's store: the depth's load and stores and
+//                the try (what the stack's memory traffic costs)
+// (Earlier variants, the calls form of stop 17-18 and stop 19's short logging test, are in the
+// docs with their figures.)
 //   node bench/instrument-exits.mjs [--engines=node,chromium,firefox,webkit] [--rounds=N]
 //     [--n=N]  N: iterations per timed loop (default 200,000 = 1e6 instrumented calls; Firefox's
 //              and WebKit's unisolated clocks step by 1 ms, so 2,000,000 gives 0.1 ns steps)
@@ -43,54 +40,34 @@ const out = instrument(src, { file: 'exits.js' }).code;
 const tryless = out
   .replaceAll('__psx:try{', '__psx:{')
   .replaceAll('}catch(__pse){__ps.x(__pst);throw __pse}', '}');
+// The switch on for the module's own probes (its header has run: `__ps` is set).
+const on = (code) => `${code}\n__ps.use(1);`;
+// The stack on every call: the gates opened.
+const GATE_IN = 'let __pst=-1,__psv;if(__on){';
+const alwaysOn = out.replaceAll(GATE_IN, 'let __pst,__psv;{').replaceAll('if(__pst>=0){', '{');
 // The inline form's logging test (the log window: glue/instrument/probes.js).
 const LOG = /if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g;
-const shortLog = out.replace(LOG, 'if(__pss[1])__ps.l(__pst);');
-const noLog = out.replace(LOG, '');
+const noLog = alwaysOn.replace(LOG, '');
 const depthOnly = noLog.replace(/__pss\[__pst\+258\]=[^;]+;/g, '');
-const noCheck = out.replace(/\(__pss\|\|__psh_\w+\(\)\)/g, '__pss');
-// The calls form: the inline push and pop as probe calls.
-const calls = out
-  .replace(
-    /let __pst=(?:\(__pss\|\|__psh_\w+\(\)\)|__pss)\[0\],__psv;__pss\[__pst\+258\]=([^;]+);__pss\[0\]=__pst\+1;if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g,
-    'let __pst=__ps.e($1),__psv;',
-  )
-  .replace(
-    /__pss\[0\]=__pst;if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);return __psv/g,
-    'return __ps.r(__psv,__pst)',
-  );
-// Probes that do nothing, set between the header and the first function.
-const empty = (code) =>
-  code.replace(
-    '\nexport function leaf',
-    ';__ps=Object.assign({},__ps,{e(){return 0},r(v){return v},x(){return -1}});\nexport function leaf',
-  );
-// The probes without the warm-up that shows their logger call sites two functions at creation.
-const noWarmUp = (code) => code.replace(/const idle = L;[\s\S]*?S\[1\] = 0;/, '');
 if (
   tryless.includes('try{') ||
-  shortLog === out ||
   !out.includes('__psx:try{') ||
-  calls.includes('__pss[') ||
-  empty(calls) === calls ||
-  noWarmUp(calls) === calls ||
+  !out.includes(GATE_IN) ||
+  alwaysOn.includes('__on)') ||
+  alwaysOn.includes('__pst>=0') ||
   noLog.includes('__ps.l(') ||
-  depthOnly.includes('+258]=') ||
-  noCheck.includes('||__psh_')
+  depthOnly.includes('+258]=')
 )
   throw new Error('the transform emits another form: update this bench');
 const own = (code, name) => code.replaceAll(PROBES_KEY, `${PROBES_KEY}.bench.${name}`);
 const variants = {
   plain: src,
   inline: own(out, 'inline'),
+  'inline/on': own(on(out), 'inline-on'),
   tryless: own(tryless, 'tryless'),
-  'short log': own(shortLog, 'short-log'),
-  calls: own(calls, 'calls'),
-  'calls/no warm-up': own(noWarmUp(calls), 'calls-no-warm-up'),
-  'calls/empty': own(empty(calls), 'calls-empty'),
-  'no log': own(noLog, 'no-log'),
-  'depth only': own(depthOnly, 'depth-only'),
-  'no check': own(noCheck, 'no-check'),
+  'always-on': own(alwaysOn, 'always-on'),
+  'always-on/no log': own(noLog, 'always-on-no-log'),
+  'always-on/depth only': own(depthOnly, 'always-on-depth-only'),
 };
 
 /** ns per instrumented call for each module in `mods` (runs where the modules are). */
@@ -158,7 +135,7 @@ window.ready = true;
 
 const cols = Object.keys(variants);
 console.log(
-  `\n### Entry and exit forms, ns per instrumented call, no profiler (median of ${ROUNDS} rounds, 25–75 %; load average ${loadavg()[0].toFixed(1)})\n`,
+  `\n### Entry and exit forms, ns per instrumented call, no profiler's logger (median of ${ROUNDS} rounds, 25–75 %; load average ${loadavg()[0].toFixed(1)})\n`,
 );
 console.log(`| engine | ${cols.join(' | ')} |\n|---|${cols.map(() => '---').join('|')}|`);
 for (const [engine, r] of Object.entries(rows))

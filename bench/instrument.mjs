@@ -18,11 +18,11 @@
 // process or page (one per revision, alternating), and each median comes with a 95 % interval
 // from a two-level bootstrap (resample the batches, then the rounds within each): the change a
 // run can resolve, which more rounds narrow.
-// Two more builds (unless --no-floor) show where the no-profiler cost comes from, made from the
-// instrumented bundle's own text: "stack only" keeps the inline push and pop and the `try` but
-// drops the two logging tests (the least any shadow-stack form can do: the shared-stack sampler
-// could run on it, the log sampler could not), and "no probes" also drops the push, the pop and
-// the `try`, keeping the transform's code shape (labels, the single exit, the header).
+// Two more builds (unless --no-floor) show where the no-profiler cost comes from, cut from the
+// transform's own output (bench/floor-builds.mjs): "always-on stack" keeps the push, the pop and
+// the `try` on every call, switch or not, without the logging tests (what any shadow stack kept
+// while no profiler runs costs: the design before stop 22), and "no probes" keeps only the
+// transform's code shape (labels, the single exit, the header).
 //   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
 //     [--no-floor]
 //     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
@@ -34,7 +34,6 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { floorBuilds } from './floor-builds.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name) =>
@@ -147,6 +146,10 @@ for (const rev of revisions) {
     const { instrument } = await import(
       pathToFileURL(join(rev.root, 'glue/instrument/transform.js')).href
     );
+    // (the revision's own cuts, which follow its own transform's text)
+    const { floorBuilds } = await import(
+      pathToFileURL(join(rev.root, 'bench/floor-builds.mjs')).href
+    );
     for (const variant of ['stack', 'bare']) {
       const floor = {
         name: `floor-${variant}`,
@@ -195,8 +198,12 @@ const ROWS = [
   ['instrumented, no profiler, after a profiling session', 'after', 1.1],
   ['instrumented, profiling (log sampler, 1 ms)', 'log', 1.5],
   ['instrumented, profiling (shared-stack sampler, 1 ms)', 'shared', 1.5],
-  ['floor: stack only (push, pop, `try`; no logging tests)', 'stack', Infinity],
-  ["floor: no probes (the transform's code shape only)", 'bare', Infinity],
+  [
+    'for reference: always-on stack (push, pop, `try` on every call; no logging tests)',
+    'stack',
+    Infinity,
+  ],
+  ["for reference: no probes (the transform's code shape only)", 'bare', Infinity],
 ];
 function table(title, byRev, rows) {
   console.log(`\n### ${title}\n`);
@@ -229,7 +236,12 @@ for (let b = 0; b < BATCHES; b++) {
   for (const rev of order) {
     const r = spawnSync(
       process.execPath,
-      [...NODE_FLAGS, fileURLToPath(import.meta.url), `--child=${rev.root},${rev.dir},${BATCH}`],
+      [
+        ...NODE_FLAGS,
+        fileURLToPath(import.meta.url),
+        `--child=${rev.root},${rev.dir},${BATCH}`,
+        ...(FLOOR ? [] : ['--no-floor']),
+      ],
       { encoding: 'utf8', maxBuffer: 1 << 26 },
     );
     if (r.status !== 0) throw new Error(`bench child (${rev.name}) failed:\n${r.stderr}`);

@@ -1,5 +1,6 @@
-// `perfshim instrument in.js -o out.js [--url URL] [--no-source-map]`: instruments one plain
-// script or module file for the Profiler's instrumentation source. An input source map named by
+// `perfshim instrument in.js -o out.js [--url URL] [--stack always] [--no-source-map]`: instruments
+// one plain script or module file for the Profiler's instrumentation source (`--stack always`:
+// the stack kept from the file's first run on, not only while a profiler runs: transform.js). An input source map named by
 // the file's `//# sourceMappingURL=` comment (a file or an inline data: URL) is composed with
 // ours; the output map is written next to the output (out.js.map) and linked from it.
 // `run(argv)` returns the exit code: 0 done, 1 the input could not be read or parsed, 2 usage.
@@ -7,15 +8,17 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { instrument } from '../instrument/transform.js';
 
-const USAGE = 'usage: perfshim instrument <in.js> -o <out.js> [--url <url>] [--no-source-map]';
+const USAGE =
+  'usage: perfshim instrument <in.js> -o <out.js> [--url <url>] [--stack profiling|always] [--no-source-map]';
 const MAP_COMMENT = /\/\/[#@] sourceMappingURL=([^\s'"]+)\s*$/;
 
 function parseArgs(argv) {
-  const o = { input: null, output: null, url: null, map: true };
+  const o = { input: null, output: null, url: null, map: true, stack: 'profiling' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '-o' || a === '--output') o.output = argv[++i];
     else if (a === '--url') o.url = argv[++i];
+    else if (a === '--stack') o.stack = argv[++i];
     else if (a === '--no-source-map') o.map = false;
     else if (a === '-h' || a === '--help') return { help: true };
     else if (a.startsWith('-') || o.input !== null) return { error: `unexpected argument '${a}'` };
@@ -23,6 +26,8 @@ function parseArgs(argv) {
   }
   if (!o.input || !o.output) return { error: 'an input file and -o <output> are required' };
   if (o.url === undefined) return { error: '--url needs a value' };
+  if (o.stack !== 'profiling' && o.stack !== 'always')
+    return { error: "--stack takes 'profiling' or 'always'" };
   return o;
 }
 
@@ -57,7 +62,12 @@ export async function run(argv, { stdout = process.stdout, stderr = process.stde
   try {
     const inputMap = inputMapOf(code, o.input);
     const body = inputMap ? code.replace(MAP_COMMENT, '') : code;
-    out = instrument(body, { file: basename(o.input), url: o.url || basename(o.input), inputMap });
+    out = instrument(body, {
+      file: basename(o.input),
+      url: o.url || basename(o.input),
+      inputMap,
+      stack: o.stack,
+    });
   } catch (e) {
     const where = e.loc ? `${o.input}:${e.loc.line}:${e.loc.column + 1}` : o.input;
     stderr.write(`perfshim instrument: ${where}: ${e.message}\n`);

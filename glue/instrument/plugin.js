@@ -7,7 +7,8 @@
 //
 // Options: `include` / `exclude` (RegExp or (id) => boolean; default: .js/.mjs/.cjs/.jsx files
 // outside node_modules), `url(id)` (the resource frames are registered under; default: the
-// module's path relative to the working directory, with forward slashes).
+// module's path relative to the working directory, with forward slashes), `stack` ('profiling',
+// the default, or 'always': see `instrument` in transform.js).
 import { createUnplugin } from 'unplugin';
 import { relative, sep } from 'node:path';
 import { instrument } from './transform.js';
@@ -27,7 +28,7 @@ export const unpluginFactory = (options = {}) => {
     },
     transform(code, id) {
       const path = id.split('?')[0];
-      const out = instrument(code, { file: path, url: url(path) });
+      const out = instrument(code, { file: path, url: url(path), stack: options.stack });
       return out.map ? { code: out.code, map: out.map } : null;
     },
   };

@@ -313,6 +313,7 @@ class LogSampler {
     this.intervalMs = intervalMs;
     this.onFull = onFull;
     this.session = this.st.open(h, intervalMs);
+    getProbes().use(1); // the probes keep the stack from now on
     this.st.addLog(this);
   }
 
@@ -333,6 +334,7 @@ class LogSampler {
     this.st.removeLog(this);
     this.st.close(this.session);
     this.session = 0;
+    getProbes().use(-1);
   }
 }
 
@@ -416,6 +418,7 @@ class SharedSampler {
           onFull();
         });
     this.session = this.st.open(h, intervalMs);
+    getProbes().use(1); // the probes keep the stack from now on
     this.st.until(this.session, -Infinity); // its samples come from the worker, never from the log
     this.until = Infinity;
     this.from = -Infinity; // the worker's samples count after this time (see endEarly)
@@ -488,6 +491,7 @@ class SharedSampler {
     this.early = null;
     this.st.close(this.session);
     this.session = 0;
+    getProbes().use(-1);
   }
 }
 

@@ -5,18 +5,20 @@
 // function's name and position in the ORIGINAL source (through the input map when there is one).
 //
 // Per ordinary function (declarations, expressions, arrows, methods, accessors, constructors),
-// the push and the pop written inline (no probe call while no profiler runs; `__pss` is the
+// the push and the pop written inline, behind the file's switch `__on` (on while a profiler
+// runs: probes.js; no probe call and no stack access while none runs; `__pss` is the
 // probes' array, 258 where its stack starts, `__psb_H + i` the frame id; while a profiler logs,
 // the cursor `__pss[1]` is set and each change is a record in the log window, with a call to the
 // logger `__ps.l` when the window is full, the change is at depth 0, or it is next to a slow
 // frame's gap):
 //   { "directives"; hoisted function declarations;
-//     let __pst = __pss[0], __psv; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
-//     if (__pss[1] && (__pss[__pss[1]++] = ID, __pss[1] === 258 || !__pst ||
-//         __pss[2] && __ps.F[ID] | __ps.F[__pss[__pst + 257]])) __ps.l(__pst);
+//     let __pst = -1, __psv;
+//     if (__on) { __pst = __pss[0]; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
+//       if (__pss[1] && (__pss[__pss[1]++] = ID, __pss[1] === 258 || !__pst ||
+//           __pss[2] && __ps.F[ID] | __ps.F[__pss[__pst + 257]])) __ps.l(__pst); }
 //     __psx: try { body } catch (__pse) { __ps.x(__pst); throw __pse }
-//     __pss[0] = __pst;
-//     if (__pss[1] && (__pss[__pss[1]++] = ~__pst, … the same)) __ps.l(__pst);
+//     if (__pst >= 0) { __pss[0] = __pst;
+//       if (__pss[1] && (__pss[__pss[1]++] = ~__pst, … the same)) __ps.l(__pst); }
 //     return __psv }
 // Async functions and generators call the probes instead (`let __pst = __ps.e(ID)`, the exit
 // `return __ps.r(__psv, __pst)`), which also take the popped state of a suspension (-1).
@@ -245,14 +247,19 @@ function children(node, visit) {
  * Instrument `code`. Options: `file` (the file name the map and frames name; default
  * 'input.js'), `url` (the resource frames are registered under; default `file`), `inputMap`
  * (a source map of `code`, object or JSON string), `sourceType` ('module' | 'script'; default:
- * module, then script). Returns { code, map, frames } (`frames`: [{name, url, line, column}]),
+ * module, then script), `stack` ('profiling', the default: the probes keep the stack only while
+ * a profiler runs; 'always': from this file's first run on, for the whole realm, so a function
+ * already running when a profiler starts is in its samples too, at the always-on cost: probes.js).
+ * Returns { code, map, frames } (`frames`: [{name, url, line, column}]),
  * or the input unchanged ({ code, map: null, frames: [] }) when it was instrumented already.
  * Throws acorn's SyntaxError for code that does not parse.
  */
 export function instrument(
   code,
-  { file = 'input.js', url = file, inputMap = null, sourceType } = {},
+  { file = 'input.js', url = file, inputMap = null, sourceType, stack = 'profiling' } = {},
 ) {
+  if (stack !== 'profiling' && stack !== 'always')
+    throw new TypeError(`instrument: stack must be 'profiling' or 'always', not ${String(stack)}`);
   if (code.includes(MARKER)) return { code, map: null, frames: [] };
   const ast = parse(code, sourceType);
   const s = new MagicString(code);
@@ -263,9 +270,9 @@ export function instrument(
   const base = `__psb_${fileHash}`;
   // The file's header as a hoisted function: a top-level function declaration can run before
   // the header's statement does (an ES module cycle calls it during another module's
-  // evaluation), so its first probe access runs the header when the stack is not there yet.
-  // Every other function is created by code that ran after the header, or inside a call of such
-  // a declaration (which ran it), so it needs no check (in V8 the check cost ~1 ns a call).
+  // evaluation). An ordinary one then finds the switch `__on` not set yet (the header sets it
+  // with `__pss`) and keeps no frame; an async one or a generator, which calls the probes, runs
+  // the header first. Every other function is created by code that ran after the header.
   const init = `__psh_${fileHash}`;
   const topLevel = (node) => {
     if (node.type !== 'FunctionDeclaration') return false;
@@ -321,10 +328,9 @@ export function instrument(
     const inline = !node.async && !node.generator;
     const id = `${base}+${index}`;
     const top = topLevel(node);
-    const stack = top ? `(__pss||${init}())` : '__pss';
-    const push = `let __pst=${stack}[0],__psv;__pss[__pst+${B}]=${id};__pss[0]=__pst+1;${log(id, id)}`;
+    const push = `let __pst=-1,__psv;if(__on){__pst=__pss[0];__pss[__pst+${B}]=${id};__pss[0]=__pst+1;${log(id, id)}}`;
     const ready = top ? `__pss||${init}(),` : '';
-    const pop = `__pss[0]=__pst;${log('~__pst', id)}return __psv`;
+    const pop = `if(__pst>=0){__pss[0]=__pst;${log('~__pst', id)}}return __psv`;
     const enter = inline
       ? `${push}${single ? '__psx:' : ''}try{`
       : single
@@ -447,9 +453,11 @@ export function instrument(
   const reg = `__ps.reg(${JSON.stringify(urls)},[${list.join(',')}])`;
   const key = JSON.stringify(PROBES_KEY);
   const header =
-    `${MARKER}var __ps,__pss,${base};function ${init}(){` +
+    `${MARKER}var __on,__ps,__pss,${base};function ${init}(){` +
     `__ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${PROBES_TEXT})());` +
-    `${base}=${reg};return __pss=__ps.S}${base}===void 0&&${init}();`;
+    `${base}=${reg};__pss=__ps.S;__on=__ps.sw(function(v){__on=v});` +
+    `${stack === 'always' ? '__ps.use(1);' : ''}return __pss}` +
+    `${base}===void 0&&${init}();`;
   let at = 0;
   if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;
   for (const st of ast.body) {

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import MagicString from 'magic-string';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { run } from '../../glue/cli/instrument.js';
-import { getProbes } from '../../glue/instrument/probes.js';
+import { getProbes, PROBES_KEY } from '../../glue/instrument/probes.js';
 
 const sink = () => {
   const s = {
@@ -64,6 +64,9 @@ test('usage errors exit with 2, unreadable or unparsable input with 1, and write
   assert.match(stderr.text, /usage: perfshim instrument/);
   assert.equal(await run(['a.js'], { stderr: sink() }), 2);
   assert.equal(await run(['a.js', '-o', 'b.js', '--bogus'], { stderr: sink() }), 2);
+  const stack = sink();
+  assert.equal(await run(['a.js', '-o', 'b.js', '--stack', 'sometimes'], { stderr: stack }), 2);
+  assert.match(stack.text, /--stack takes 'profiling' or 'always'/);
   const missing = sink();
   assert.equal(
     await run([join(dir, 'missing.js'), '-o', join(dir, 'x.js')], { stderr: missing }),
@@ -75,4 +78,22 @@ test('usage errors exit with 2, unreadable or unparsable input with 1, and write
   assert.equal(await run([join(dir, 'bad.js'), '-o', join(dir, 'bad.out.js')], { stderr: bad }), 1);
   assert.match(bad.text, /bad\.js:2:10: Unexpected token/);
   assert.equal(existsSync(join(dir, 'bad.out.js')), false);
+});
+
+test('--stack always: the file turns the stack on for the realm when it first runs', async () => {
+  writeFileSync(join(dir, 'kept.mjs'), 'export const depth = (P) => P.S[0];\n');
+  const args = [join(dir, 'kept.mjs'), '-o', join(dir, 'kept.out.mjs'), '--no-source-map'];
+  assert.equal(await run(args, { stdout: sink() }), 0);
+  assert.doesNotMatch(readFileSync(join(dir, 'kept.out.mjs'), 'utf8'), /__ps\.use\(1\)/);
+  assert.equal(await run([...args, '--stack', 'always'], { stdout: sink() }), 0);
+  // (a probe object of its own: the realm's switch stays as the other tests left it)
+  const key = 'perfshim.test.cli-always';
+  const text = readFileSync(join(dir, 'kept.out.mjs'), 'utf8').replaceAll(
+    JSON.stringify(PROBES_KEY),
+    JSON.stringify(key),
+  );
+  writeFileSync(join(dir, 'kept.own.mjs'), text);
+  const m = await import(pathToFileURL(join(dir, 'kept.own.mjs')).href);
+  const Q = globalThis[Symbol.for(key)];
+  assert.equal(m.depth(Q), 1, 'the arrow is on the stack with no profiler running');
 });

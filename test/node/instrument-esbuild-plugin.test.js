@@ -69,3 +69,24 @@ test('the plugin leaves node_modules and non-JS files alone unless included', as
   const q = unpluginFactory({ include: /node_modules\/marked/ });
   assert.equal(q.transformInclude('/a/node_modules/marked/lib/marked.esm.js'), true);
 });
+
+test("esbuild + the plugin's stack option: 'always' reaches every module's header", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'perfshim-esbuild-'));
+  const bundle = async (options) => {
+    const outfile = join(dir, `${options.stack || 'default'}.mjs`);
+    await build({
+      entryPoints: [join(app, 'main.js')],
+      bundle: true,
+      format: 'esm',
+      outfile,
+      logLevel: 'silent',
+      plugins: [esbuildPlugin(options)],
+    });
+    return readFileSync(outfile, 'utf8');
+  };
+  // (esbuild renames the second module's `__ps`: `__ps2`)
+  const uses = (code) => (code.match(/__ps\d*\.use\(1\)/g) || []).length;
+  assert.equal(uses(await bundle({})), 0);
+  assert.equal(uses(await bundle({ stack: 'always' })), 2);
+  await assert.rejects(bundle({ stack: 'sometimes' }), /stack must be 'profiling' or 'always'/);
+});

@@ -14,12 +14,17 @@ import { assertTraceInvariants } from './profiler-helpers.mjs';
 
 const load = (code) => import(`data:text/javascript,${encodeURIComponent(code)}#${Math.random()}`);
 const P = getProbes();
+// The probes keep the stack only while a profiler runs (probes.js); these tests read it without
+// one, so the switch is on for the whole file (as a running profiler would hold it).
+P.use(1);
 // A module instrumented with a probe object of its own (the probes' key renamed): {m, Q}.
 async function withOwnProbes(name, source) {
   const key = `perfshim.test.${name}.${Math.random()}`;
   const out = instrument(source, { file: `${name}.js` }).code;
   const m = await load(out.replaceAll(JSON.stringify(PROBES_KEY), JSON.stringify(key)));
-  return { m, Q: globalThis[Symbol.for(key)] };
+  const Q = globalThis[Symbol.for(key)];
+  Q.use(1);
+  return { m, Q };
 }
 const CHAIN =
   'export function leaf(x) { return x + 1; }\n' +

@@ -20,52 +20,82 @@ function stackNames() {
   return names;
 }
 
-test('instrumented code behaves exactly as the original', async () => {
+test('instrumented code behaves exactly as the original, with the stack kept or not', async () => {
   const plain = await (await load(source)).run();
-  const instrumented = await (await load(out.code)).run();
-  assert.deepEqual(instrumented, plain);
-  assert.equal(getProbes().S[0], 0, 'every frame exited');
+  // no profiler: the probes keep no stack (probes.js)
+  assert.deepEqual(await (await load(out.code)).run(), plain);
+  // (the stack read where the source reads it is empty, as in the plain code)
+  assert.deepEqual(
+    await (await load(out.code)).run(stackNames),
+    await (await load(source)).run(stackNames),
+  );
+  getProbes().use(1);
+  try {
+    assert.deepEqual(await (await load(out.code)).run(), plain);
+    assert.equal(getProbes().S[0], 0, 'every frame exited');
+  } finally {
+    getProbes().use(-1);
+  }
 });
 
-test('the shadow stack holds the callers at each point, awaits and yields included', async () => {
-  const log = new Map(await (await load(out.code)).run(stackNames));
-  // A resumed async function runs from the microtask queue: its awaiting caller is not below it.
-  assert.deepEqual(log.get('async catch'), ['SyntaxError', ['catcher']]);
-  assert.deepEqual(log.get('async generator + for await').at(-1), ['consume']);
-  assert.deepEqual(log.get('probe at top'), ['run']);
-  assert.equal(getProbes().S[0], 0, 'every frame exited');
-});
+/** A test body run with the switch on: the stack as a running profiler has it. */
+const kept = (body) => async () => {
+  getProbes().use(1);
+  try {
+    await body();
+  } finally {
+    getProbes().use(-1);
+  }
+};
 
-test('a derived constructor runs its probes around super()', async () => {
-  const m = await load(
-    instrument(
-      'export class A { constructor() { this.a = 1; } }\n' +
-        'export class B extends A { constructor(p) { const x = p; super(); this.stack = p(); } }',
-      { file: 'b.js' },
-    ).code,
-  );
-  const b = new m.B(stackNames);
-  assert.deepEqual(b.stack, ['B']);
-  assert.equal(b.a, 1);
-  assert.throws(
-    () => m.B.call({}),
-    (e) => e.constructor === TypeError && e.name === 'TypeError',
-  );
-});
+test(
+  'the shadow stack holds the callers at each point, awaits and yields included',
+  kept(async () => {
+    const log = new Map(await (await load(out.code)).run(stackNames));
+    // A resumed async function runs from the microtask queue: its awaiting caller is not below it.
+    assert.deepEqual(log.get('async catch'), ['SyntaxError', ['catcher']]);
+    assert.deepEqual(log.get('async generator + for await').at(-1), ['consume']);
+    assert.deepEqual(log.get('probe at top'), ['run']);
+    assert.equal(getProbes().S[0], 0, 'every frame exited');
+  }),
+);
 
-test('an exception thrown through instrumented frames unwinds the stack', async () => {
-  const m = await load(
-    instrument(
-      'export function f(n) { if (n === 0) throw new RangeError("deep"); return f(n - 1); }',
-      { file: 'f.js' },
-    ).code,
-  );
-  assert.throws(
-    () => m.f(50),
-    (e) => e.constructor === RangeError && e.name === 'RangeError' && e.message === 'deep',
-  );
-  assert.equal(getProbes().S[0], 0);
-});
+test(
+  'a derived constructor runs its probes around super()',
+  kept(async () => {
+    const m = await load(
+      instrument(
+        'export class A { constructor() { this.a = 1; } }\n' +
+          'export class B extends A { constructor(p) { const x = p; super(); this.stack = p(); } }',
+        { file: 'b.js' },
+      ).code,
+    );
+    const b = new m.B(stackNames);
+    assert.deepEqual(b.stack, ['B']);
+    assert.equal(b.a, 1);
+    assert.throws(
+      () => m.B.call({}),
+      (e) => e.constructor === TypeError && e.name === 'TypeError',
+    );
+  }),
+);
+
+test(
+  'an exception thrown through instrumented frames unwinds the stack',
+  kept(async () => {
+    const m = await load(
+      instrument(
+        'export function f(n) { if (n === 0) throw new RangeError("deep"); return f(n - 1); }',
+        { file: 'f.js' },
+      ).code,
+    );
+    assert.throws(
+      () => m.f(50),
+      (e) => e.constructor === RangeError && e.name === 'RangeError' && e.message === 'deep',
+    );
+    assert.equal(getProbes().S[0], 0);
+  }),
+);
 
 test('code instrumented twice is instrumented once', () => {
   const again = instrument(out.code, { file: 'instrument-kinds.mjs' });

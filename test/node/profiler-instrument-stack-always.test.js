@@ -1,0 +1,69 @@
+// The transform's `stack: 'always'` (glue/instrument/transform.js): a file instrumented so turns
+// the realm's switch on for good when it first runs, so the stack is kept with no profiler and a
+// function already running when a profiler starts is in its samples (the deviation of the
+// default, 'profiling', does not apply); any other value is a TypeError. Its own file: the
+// switch stays on for the rest of this process.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { loadCore } from '../../glue/loader.js';
+import { createProfilerClass } from '../../glue/profiler.js';
+import { instrument } from '../../glue/instrument/transform.js';
+import { createInstrumentSource } from '../../glue/instrument/source.js';
+import { getProbes } from '../../glue/instrument/probes.js';
+
+const SRC = `
+export function outer(f) { return inner(f); }
+export function inner(f) { return f(); }
+export function spin(ms) { const end = performance.now() + ms; while (performance.now() < end); }
+export function starts(Profiler, ms) {
+  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
+  outer(() => spin(ms));
+  return p.stop();
+}`;
+const load = (src, opts) =>
+  import(`data:text/javascript,${encodeURIComponent(instrument(src, opts).code)}`);
+
+test("stack: anything but 'profiling' or 'always' is a TypeError", () => {
+  assert.throws(() => instrument(SRC, { stack: 'sometimes' }), {
+    name: 'TypeError',
+    message: /stack must be 'profiling' or 'always', not sometimes/,
+  });
+});
+
+test("stack: 'always' keeps the stack from the file's first run, and the starting frame is sampled", async () => {
+  const P = getProbes();
+  const plainFile = await load(SRC, { file: 'default.js' });
+  assert.equal(
+    plainFile.outer(() => P.S[0]),
+    0,
+    'the default keeps no stack',
+  );
+  const m = await load(SRC, { file: 'always.js', stack: 'always' });
+  assert.equal(
+    m.outer(() => P.S[0]),
+    2,
+    'outer and inner on the stack, no profiler running',
+  );
+  assert.equal(
+    plainFile.outer(() => P.S[0]),
+    2,
+    'the switch is the realm’s: the default file keeps it too now',
+  );
+  // (Node 18: no worker from an ES module for the shared sampler, see profiler-instrument-switch)
+  const modes = typeof process.getBuiltinModule === 'function' ? ['log', 'shared'] : ['log'];
+  for (const mode of modes) {
+    const Profiler = createProfilerClass(loadCore(), { source: createInstrumentSource({ mode }) });
+    await m.starts(Profiler, 20); // (the log sampler's first session spreads a long call)
+    const t = await m.starts(Profiler, 60);
+    const stacks = t.samples.map((s) => {
+      const out = [];
+      for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
+        out.unshift(t.frames[t.stacks[id].frameId].name || '(anonymous)');
+      return out.join('>');
+    });
+    const spun = stacks.filter((s) => s.endsWith('spin'));
+    assert.ok(spun.length >= 10, `${mode}: ${JSON.stringify(stacks)}`);
+    for (const s of spun) assert.equal(s, 'starts>outer>inner>(anonymous)>spin', mode);
+  }
+  assert.equal(P.S[0], 0);
+});
