@@ -3,8 +3,8 @@
 //   stack: the stack kept on every call, switch or not (the push, the pop and the `try`), and no
 //          logging tests: what any always-on shadow stack costs (the design before stop 22).
 //   bare:  no probes at all: the transform's code shape alone (labels, `__psv`, one exit).
-// (The stack build reads the stack before the header ran in a top-level declaration that an ES
-// module cycle calls early; marked has no cycle.)
+// (The stack build reads the stack without running the header first in a top-level declaration
+// that an ES module cycle calls early; marked has no cycle.)
 // Every inline function has one push, one pop and two logging tests; a count that disagrees
 // means the transform's text changed and these patterns must follow.
 const ID = '__psb_\\w+\\+\\d+';
@@ -15,7 +15,7 @@ const LOG_TEST = new RegExp(
 );
 // (after the logging tests are cut)
 const PUSH = new RegExp(
-  `let __pst=-1,__psv;if\\(__on\\)\\{(__pst=__pss\\[0\\];__pss\\[__pst\\+258\\]=${ID};__pss\\[0\\]=__pst\\+1;)\\}((?:__psx:)?)try\\{`,
+  `let __pst=-1,__psv;if\\(__pso(?:\\|\\|!__pss&&\\(__psh_\\w+\\(\\),__pso\\))?\\)\\{(__pst=__pss\\[0\\];__pss\\[__pst\\+258\\]=${ID};__pss\\[0\\]=__pst\\+1;)\\}((?:__psx:)?)try\\{`,
   'g',
 );
 const POP =

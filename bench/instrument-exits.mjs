@@ -43,8 +43,10 @@ const tryless = out
 // The switch on for the module's own probes (its header has run: `__ps` is set).
 const on = (code) => `${code}\n__ps.use(1);`;
 // The stack on every call: the gates opened.
-const GATE_IN = 'let __pst=-1,__psv;if(__on){';
-const alwaysOn = out.replaceAll(GATE_IN, 'let __pst,__psv;{').replaceAll('if(__pst>=0){', '{');
+// (every function here is a top-level declaration: its switch test also runs the header if an
+// ES module cycle called it first)
+const GATE_IN = /let __pst=-1,__psv;if\(__pso\|\|!__pss&&\(__psh_\w+\(\),__pso\)\)\{/g;
+const alwaysOn = out.replace(GATE_IN, 'let __pst,__psv;{').replaceAll('if(__pst>=0){', '{');
 // The inline form's logging test (the log window: glue/instrument/probes.js).
 const LOG = /if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g;
 const noLog = alwaysOn.replace(LOG, '');
@@ -52,8 +54,8 @@ const depthOnly = noLog.replace(/__pss\[__pst\+258\]=[^;]+;/g, '');
 if (
   tryless.includes('try{') ||
   !out.includes('__psx:try{') ||
-  !out.includes(GATE_IN) ||
-  alwaysOn.includes('__on)') ||
+  !GATE_IN.test(out) ||
+  alwaysOn.includes('__pso)') ||
   alwaysOn.includes('__pst>=0') ||
   noLog.includes('__ps.l(') ||
   depthOnly.includes('+258]=')

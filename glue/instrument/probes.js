@@ -15,14 +15,16 @@
 //
 // The switch: the stack is kept only while a profiler runs (`use(+1)` when a session starts,
 // `use(-1)` when it ends; the instrumentation source calls them). Each file keeps the switch in a
-// variable of its own, `__on`, which the probes set through the function the file's header
-// registers with `sw(set)` (it returns the switch's state then). With no profiler, an ordinary
+// variable of its own, `__pso`, which the probes set through the function the file's header
+// registers with `sw(set)` (it returns the switch's state then). The probes hold each setter
+// weakly (the file's scope holds it, `__psw`), so a file evaluated again and again (a module
+// reloaded, a script factory re-run) leaves no scope behind it. With no profiler, an ordinary
 // function's probes are a test of that variable and of `t` (bench/instrument.mjs: the stack
 // kept on every call cost 1.07-1.08x on marked in all three engines, the test alone ~1.03-1.07x).
 // The price: a frame that was already running when the switch went on is not on the stack
 // (its callees are, and an async function is again from its next resume); one entered while on
 // pops at its exit even after the switch went off, so the stack stays balanced.
-// Protocol (what the transform emits per function; `__pss` is `S`, `__on` the switch, both set
+// Protocol (what the transform emits per function; `__pss` is `S`, `__pso` the switch, both set
 // by the file's header):
 //   ordinary functions push and pop inline while the switch is on, and log inline while the
 //   cursor S[1] is set:
@@ -102,7 +104,7 @@ export function createProbes() {
     },
     /** Registers a file's switch setter; returns the switch's state now. */
     sw(set) {
-      switches.push(set);
+      switches.push(typeof WeakRef === 'function' ? new WeakRef(set) : { deref: () => set });
       return on;
     },
     /** A profiler session starts (+1) or ends (-1): the switch is on while any runs. */
@@ -111,7 +113,15 @@ export function createProbes() {
       const now = users > 0 ? 1 : 0;
       if (now !== on) {
         on = now;
-        for (let i = 0; i < switches.length; i++) switches[i](now);
+        let k = 0;
+        for (let i = 0; i < switches.length; i++) {
+          const set = switches[i].deref();
+          if (set) {
+            set(now);
+            switches[k++] = switches[i];
+          }
+        }
+        switches.length = k; // (the files whose scope is gone)
       }
     },
     reg(urls, list) {

@@ -313,8 +313,8 @@ class LogSampler {
     this.intervalMs = intervalMs;
     this.onFull = onFull;
     this.session = this.st.open(h, intervalMs);
-    getProbes().use(1); // the probes keep the stack from now on
     this.st.addLog(this);
+    getProbes().use(1); // the probes keep the stack from now on (once the log could start)
   }
 
   full() {
@@ -324,17 +324,24 @@ class LogSampler {
 
   async stop(until) {
     if (this.session === 0) return;
-    this.st.flush();
-    this.st.advance(this.session, until);
-    this.close();
+    try {
+      this.st.flush();
+      this.st.advance(this.session, until);
+    } finally {
+      this.close(); // (a core error above still ends the session and the switch's use)
+    }
   }
 
   close() {
     if (this.session === 0) return;
-    this.st.removeLog(this);
-    this.st.close(this.session);
+    const session = this.session;
     this.session = 0;
-    getProbes().use(-1);
+    try {
+      this.st.removeLog(this);
+      this.st.close(session);
+    } finally {
+      getProbes().use(-1);
+    }
   }
 }
 
@@ -469,29 +476,40 @@ class SharedSampler {
   async stop(until) {
     if (this.session === 0) return;
     this.until = until;
-    if (this.early) {
-      // A worker that started while this task ran has sampled since then (its `started`
-      // message is still queued): the log sampler gives way to it there.
-      const started =
-        Atomics.load(this.ctl, 1) === 1 ? new Float64Array(this.ctl.buffer, 8, 1)[0] : until;
-      this.endEarly(Math.min(started, until));
+    try {
+      if (this.early) {
+        // A worker that started while this task ran has sampled since then (its `started`
+        // message is still queued): the log sampler gives way to it there.
+        const started =
+          Atomics.load(this.ctl, 1) === 1 ? new Float64Array(this.ctl.buffer, 8, 1)[0] : until;
+        this.endEarly(Math.min(started, until));
+      }
+      this.worker.ref();
+      Atomics.store(this.ctl, 0, 1);
+      Atomics.notify(this.ctl, 0);
+      await this.done;
+    } finally {
+      this.close(); // (a core error above still ends the session and the switch's use)
     }
-    this.worker.ref();
-    Atomics.store(this.ctl, 0, 1);
-    Atomics.notify(this.ctl, 0);
-    await this.done;
-    this.close();
   }
 
   close() {
     if (this.session === 0) return;
+    const session = this.session;
+    this.session = 0;
     Atomics.store(this.ctl, 0, 1);
     Atomics.notify(this.ctl, 0);
-    if (this.early) this.early.close();
+    const early = this.early;
     this.early = null;
-    this.st.close(this.session);
-    this.session = 0;
-    getProbes().use(-1);
+    try {
+      if (early) early.close();
+    } finally {
+      try {
+        this.st.close(session);
+      } finally {
+        getProbes().use(-1);
+      }
+    }
   }
 }
 

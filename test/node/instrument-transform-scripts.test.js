@@ -72,11 +72,15 @@ test("an import cycle runs a module's functions before its body: they register a
         "import { b } from './b.mjs';\n" +
         "export function a() { return 'a'; }\n" +
         "export async function aa() { return 'aa'; }\n" +
+        "export function thrower() { throw new RangeError('empty input'); }\n" +
+        'export function makes() { const g = function* () { yield 1; }; const f = async () => 2; return [...g(), f()]; }\n' +
         'export const fromB = b();',
       'b.mjs':
-        "import { a, aa } from './a.mjs';\n" +
+        "import { a, aa, thrower, makes } from './a.mjs';\n" +
         "export function b() { return 'b'; }\n" +
-        'export const fromA = [a(), aa()];',
+        'let caught;\n' +
+        "try { thrower(); } catch (e) { caught = e.name + ': ' + e.message; }\n" +
+        'export const fromA = [a(), aa(), caught, makes()];',
     };
     for (const [name, code] of Object.entries(files))
       writeFileSync(join(dir, name), instrument(code, { file: name }).code);
@@ -84,6 +88,11 @@ test("an import cycle runs a module's functions before its body: they register a
     const a = await import(pathToFileURL(join(dir, 'a.mjs')).href);
     assert.equal(b.fromA[0], 'a');
     assert.equal(await b.fromA[1], 'aa');
+    // the user's own exception, not a TypeError of the probes (stop 22's first switch did that)
+    assert.equal(b.fromA[2], 'RangeError: empty input');
+    // a generator and an async function created by such a call run (they call the probes)
+    assert.equal(b.fromA[3][0], 1);
+    assert.equal(await b.fromA[3][1], 2);
     assert.equal(a.fromB, 'b');
     const Q = globalThis[Symbol.for(PROBES_KEY)];
     const names = Q.frames.filter((f) => /^(a|aa|b)$/.test(f[0])).map((f) => `${f[0]}@${f[1]}`);
@@ -92,4 +101,36 @@ test("an import cycle runs a module's functions before its body: they register a
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the transform's own names are the __ps prefix's: a user's __on, or a parameter so named, is left alone", async () => {
+  const src =
+    'export function __on() { return "mine"; }\n' +
+    'export function depth(__on, P) { return P.S[0]; }\n';
+  const m = await import(
+    `data:text/javascript,${encodeURIComponent(instrument(src, { file: 'names.js' }).code)}`
+  );
+  assert.equal(m.__on(), 'mine');
+  // a truthy argument named like the switch of stop 22's first version pushed a frame
+  assert.equal(m.depth(true, globalThis[Symbol.for(PROBES_KEY)]), 0);
+});
+
+test('a script factory run again and again leaves no scope behind in the probes', async () => {
+  // (each run registers its switch setter; the probes hold it weakly: stop 22)
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  const code = instrument(
+    'var big = new Float64Array(1 << 20);\nexports.get = function get() { return big[0]; };',
+    { file: 'factory.js', sourceType: 'script' },
+  ).code;
+  const factory = new Function('exports', code);
+  for (let i = 0; i < 40; i++) factory({}); // 8 MB a run
+  for (let k = 0; k < 5; k++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const mb = process.memoryUsage().arrayBuffers / 2 ** 20;
+  assert.ok(mb < 100, `${mb.toFixed(0)} MB of array buffers kept after 40 runs of 8 MB`);
 });

@@ -10,16 +10,8 @@ import { createProfilerClass } from '../../glue/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes } from '../../glue/instrument/probes.js';
+import { SWITCH_SRC as SRC, stacks, SAMPLERS } from './fixtures/instrument-switch.mjs';
 
-const SRC = `
-export function outer(f) { return inner(f); }
-export function inner(f) { return f(); }
-export function spin(ms) { const end = performance.now() + ms; while (performance.now() < end); }
-export function starts(Profiler, ms) {
-  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
-  outer(() => spin(ms));
-  return p.stop();
-}`;
 const load = (src, opts) =>
   import(`data:text/javascript,${encodeURIComponent(instrument(src, opts).code)}`);
 
@@ -49,20 +41,12 @@ test("stack: 'always' keeps the stack from the file's first run, and the startin
     2,
     'the switch is the realm’s: the default file keeps it too now',
   );
-  // (Node 18: no worker from an ES module for the shared sampler, see profiler-instrument-switch)
-  const modes = typeof process.getBuiltinModule === 'function' ? ['log', 'shared'] : ['log'];
-  for (const mode of modes) {
+  for (const mode of SAMPLERS) {
     const Profiler = createProfilerClass(loadCore(), { source: createInstrumentSource({ mode }) });
     await m.starts(Profiler, 20); // (the log sampler's first session spreads a long call)
-    const t = await m.starts(Profiler, 60);
-    const stacks = t.samples.map((s) => {
-      const out = [];
-      for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
-        out.unshift(t.frames[t.stacks[id].frameId].name || '(anonymous)');
-      return out.join('>');
-    });
-    const spun = stacks.filter((s) => s.endsWith('spin'));
-    assert.ok(spun.length >= 10, `${mode}: ${JSON.stringify(stacks)}`);
+    const all = stacks(await m.starts(Profiler, 60));
+    const spun = all.filter((s) => s.endsWith('spin'));
+    assert.ok(spun.length >= 10, `${mode}: ${JSON.stringify(all)}`);
     for (const s of spun) assert.equal(s, 'starts>outer>inner>(anonymous)>spin', mode);
   }
   assert.equal(P.S[0], 0);

@@ -5,11 +5,12 @@
 // after the switch went off.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from '../../glue/loader.js';
+import { createCore, loadCore } from '../../glue/loader.js';
 import { createProfilerClass } from '../../glue/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
+import { SWITCH_SRC as SRC, stacks, SAMPLERS } from './fixtures/instrument-switch.mjs';
 
 const P = getProbes();
 const load = (src, name) =>
@@ -22,34 +23,7 @@ const names = () => {
   for (let i = 0; i < P.S[0]; i++) out.push(P.frames[P.S[i + STACK_BASE]][0]);
   return out;
 };
-const SRC = `
-export function outer(f) { return inner(f); }
-export function inner(f) { return f(); }
-export function spin(ms) { const end = performance.now() + ms; while (performance.now() < end); }
-export function starts(Profiler, ms) {
-  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
-  outer(() => spin(ms));
-  return p.stop();
-}
-export async function resumes(Profiler, ms) {
-  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
-  await null;
-  outer(() => spin(ms));
-  return p.stop();
-}`;
-/** Each sample's stack as names joined by '>'. */
-const stacks = (t) =>
-  t.samples.map((s) => {
-    const out = [];
-    for (let id = s.stackId; id !== undefined; id = t.stacks[id].parentId)
-      out.unshift(t.frames[t.stacks[id].frameId].name || '(anonymous)');
-    return out.join('>');
-  });
-
-// Node 18 has no process.getBuiltinModule: an ES module cannot start the shared sampler's worker
-// there (as in profiler-instrument-source, which the Makefile leaves out on Node 18).
-const noWorker = typeof process.getBuiltinModule !== 'function';
-for (const mode of noWorker ? ['log'] : ['log', 'shared']) {
+for (const mode of SAMPLERS) {
   const Profiler = createProfilerClass(loadCore(), { source: createInstrumentSource({ mode }) });
 
   test(`${mode}: the stack is kept while a profiler runs, in every file, and not after`, async () => {
@@ -108,3 +82,24 @@ for (const mode of noWorker ? ['log'] : ['log', 'shared']) {
     await p.stop();
   });
 }
+
+test('a core error while a profiler stops still ends its session: the switch goes off', async () => {
+  // (ps_instrument_advance failing once, as a core that ran out of memory would)
+  const m = await load(SRC, 'e');
+  const core = createCore();
+  let fail = false;
+  const x = Object.create(core.x, {
+    ps_instrument_advance: { get: () => (fail ? () => -2 : core.x.ps_instrument_advance) },
+  });
+  const failing = Object.create(core, { x: { value: x } });
+  const Profiler = createProfilerClass(failing, {
+    source: createInstrumentSource({ mode: 'log' }),
+  });
+  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100 });
+  assert.deepEqual(m.outer(names), ['outer', 'inner']);
+  fail = true;
+  await assert.rejects(p.stop());
+  fail = false;
+  assert.deepEqual(m.outer(names), [], 'the switch is off again');
+  assert.equal(P.S[1], 0, 'the log cursor is cleared');
+});
