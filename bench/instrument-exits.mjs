@@ -54,7 +54,7 @@ const depthOnly = noLog.replace(/__pss\[__pst\+258\]=[^;]+;/g, '');
 if (
   tryless.includes('try{') ||
   !out.includes('__psx:try{') ||
-  !GATE_IN.test(out) ||
+  !out.match(GATE_IN) ||
   alwaysOn.includes('__pso)') ||
   alwaysOn.includes('__pst>=0') ||
   noLog.includes('__ps.l(') ||

@@ -1,8 +1,9 @@
-// `perfshim instrument in.js -o out.js [--url URL] [--stack always] [--no-source-map]`: instruments
-// one plain script or module file for the Profiler's instrumentation source (`--stack always`:
-// the stack kept from the file's first run on, not only while a profiler runs: transform.js). An input source map named by
-// the file's `//# sourceMappingURL=` comment (a file or an inline data: URL) is composed with
-// ours; the output map is written next to the output (out.js.map) and linked from it.
+// `perfshim instrument in.js -o out.js [--url URL] [--stack always] [--no-source-map]`:
+// instruments one plain script or module file for the Profiler's instrumentation source
+// (`--stack always`: the stack kept from the file's first run on, not only while a profiler
+// runs: transform.js). An input source map named by the file's `//# sourceMappingURL=` comment
+// (a file or an inline data: URL) is composed with ours; the output map is written next to the
+// output (out.js.map) and linked from it.
 // `run(argv)` returns the exit code: 0 done, 1 the input could not be read or parsed, 2 usage.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
