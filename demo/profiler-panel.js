@@ -219,14 +219,6 @@ export function setupProfilerPanel({
     status.className = `status ${kind}`;
   };
   const placeholder = $('flame-empty');
-  const clearTrace = (why) => {
-    boxes = [];
-    canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
-    canvas.dataset.functions = '[]';
-    document.querySelector('#top tbody').textContent = '';
-    placeholder.textContent = why;
-    placeholder.hidden = false;
-  };
   if (source.kind === 'unavailable') {
     placeholder.textContent = `No trace here: the profiler is not allowed in this document. ${source.hint}`;
     setStatus(
@@ -323,26 +315,6 @@ export function setupProfilerPanel({
       'busy',
     );
     await runWorkload(name, ms, { host: $('dom-host'), shouldStop: () => full });
-    if (full) {
-      // The draft: the session stopped when the buffer filled; its trace cannot be collected.
-      let outcome;
-      try {
-        await profiler.stop();
-        outcome = 'stop() resolved';
-      } catch (e) {
-        outcome = `stop() rejected with ${e.name}: ${e.message}`;
-      }
-      setStatus(
-        `<b>samplebufferfull</b> fired after ${fullAt.toFixed(0)} ms (buffer of ${maxBufferSize} samples at ${profiler.sampleInterval} ms): the profiler stopped itself (<code>stopped === ${profiler.stopped}</code>) and its trace is gone — ${escapeHtml(outcome.replace(/\.*$/, ''))}. Use a larger buffer to see the flame graph.`,
-        'warn',
-      );
-      clearTrace(
-        'No trace: the buffer filled up and the session was discarded (samplebufferfull).',
-      );
-      status.dataset.bufferfull = 'true';
-      btn.disabled = false;
-      return;
-    }
     let trace;
     try {
       trace = await profiler.stop();
@@ -353,6 +325,16 @@ export function setupProfilerPanel({
     }
     btn.disabled = false;
     show(trace, profiler.sampleInterval);
+    if (full) {
+      // As in Chromium (and WPT): sampling ended when the buffer filled; stop() still resolves.
+      setStatus(
+        `<b>samplebufferfull</b> fired after ${fullAt.toFixed(0)} ms (buffer of ${maxBufferSize} samples at ${profiler.sampleInterval} ms): sampling ended there, and stop() resolved with the first <b>${trace.samples.length}</b> samples. Use a larger buffer to see the whole run.`,
+        'warn',
+      );
+      status.dataset.bufferfull = 'true';
+      onTrace(trace, { workload: name, sampleInterval: profiler.sampleInterval });
+      return;
+    }
     setStatus(
       `<b>${trace.samples.length}</b> samples, ${trace.frames.length} frames, ${trace.stacks.length} stacks from <b>${escapeHtml(WORKLOADS[name].label)}</b> at ${profiler.sampleInterval} ms. Hover the flame graph for details.`,
       'ok',

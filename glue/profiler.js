@@ -53,6 +53,7 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
   class Profiler extends EventTarget {
     #sampleInterval = 0;
     #stopped = false;
+    #full = false; // the buffer filled: sampling ended, the trace waits for stop()
     #trace = 0; // the core's trace handle while the session runs
     #sampler = null;
     #handler = null; // onsamplebufferfull
@@ -113,11 +114,13 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
       dropped.register(this, { sampler: this.#sampler, h }, this);
     }
 
-    /** §take a sample, step 1: the buffer is full. The session is stopped; its trace can no
-     *  longer be collected (stop() rejects), as the draft has it. */
+    /** §take a sample, step 1: the buffer is full. The sampler has stopped sampling; the trace
+     *  is kept, capped at maxBufferSize, for stop() to resolve with, as Chromium does and WPT's
+     *  max-buffer-size test expects (the draft moves the session to stopped, so that stop()
+     *  would reject: docs/profiler.md). `stopped` stays false until stop(). */
     #bufferFull() {
-      if (this.#stopped) return;
-      codec.free(this.#end().h);
+      if (this.#stopped || this.#full) return;
+      this.#full = true;
       dispatch.call(this, new Event('samplebufferfull'));
     }
 
