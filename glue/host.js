@@ -98,6 +98,8 @@ export const nativeSupportedTypes = (() => {
 })();
 
 export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
+export const isWorker =
+  typeof g.WorkerGlobalScope === 'function' && g instanceof g.WorkerGlobalScope;
 export const isNode = !!g.process?.versions?.node;
 
 /** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */

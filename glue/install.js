@@ -132,12 +132,18 @@ export function install(realm, options = {}) {
  *  out), as [feature, shortfalls(realm), put(realm, force)]. */
 export const FULL_FEATURES = [
   // Defined everywhere (where no source exists, construction throws NotAllowedError, as the
-  // spec's policy check does), over a native Profiler only with force: ours then samples
-  // through the native one and re-encodes its traces in the core.
+  // spec's policy check does), and over a native Profiler too: Chromium's refuses with
+  // NotAllowedError unless the document policy allows it, and telling would mean starting a
+  // native profile here. Ours decides per `new Profiler()`: the native one where the document
+  // allows it (its traces re-encoded in the core), else the instrumentation source.
   [
     'profiler',
     (realm) =>
-      typeof g.Profiler === 'function' && g.Profiler !== realm.Profiler ? [] : ['no Profiler'],
+      g.Profiler === realm.Profiler
+        ? []
+        : typeof g.Profiler === 'function'
+          ? ['the native Profiler works only under Document-Policy: js-profiling']
+          : ['no Profiler'],
     (realm) => defineValue(g, 'Profiler', realm.Profiler, false),
   ],
   // Why the host's Measure Memory should be provided ([] = the host has both names).

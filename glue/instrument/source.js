@@ -13,7 +13,7 @@
 //     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
 //     active at each tick (ps_instrument_consume / _advance).
 // Both register the probes' frame table in the core once per frame and give the same trace.
-import { nativeNow, timeOrigin } from '../host.js';
+import { isWindow, isWorker, nativeNow, timeOrigin } from '../host.js';
 import { domException } from '../errors.js';
 import { getProbes, PROBES_KEY, STACK_BASE as B } from './probes.js';
 import { PS_E_NOMEM } from '../abi.js';
@@ -526,12 +526,16 @@ export function sharedAvailable() {
 
 /**
  * The instrumentation source. `mode`: 'auto' (shared where available, else log), 'shared' or
- * 'log'. It can profile once the realm's code was instrumented (a frame table exists).
+ * 'log'. In a window or a worker (where the spec's policy check can allow profiling) it can
+ * profile at once, before any instrumented code ran: an SDK that starts first gets a session,
+ * and frames registered later join it. Elsewhere (Node without its inspector, other runtimes)
+ * only once the realm's code was instrumented (a frame table exists).
  */
 export function createInstrumentSource({ mode = 'auto' } = {}) {
   return {
     name: 'instrument',
     available() {
+      if (isWindow || isWorker) return true;
       const P = globalThis[Symbol.for(PROBES_KEY)];
       return !!(P && P.frames.length);
     },
