@@ -15,7 +15,7 @@ const LOG_TEST = new RegExp(
 );
 // (after the logging tests are cut)
 const PUSH = new RegExp(
-  `let __pst=-1,__psv;if\\(__pso(?:\\|\\|!__pss&&\\(__psh_\\w+\\(\\),__pso\\))?\\)\\{(__pst=__pss\\[0\\];__pss\\[__pst\\+258\\]=${ID};__pss\\[0\\]=__pst\\+1;)\\}((?:__psx:)?)try\\{`,
+  `let __pst=-1,__psv;if\\((?:__pso|\\(__pso\\|\\|__psh_\\w+\\(\\)\\))\\.o\\)\\{(__pst=__pss\\[0\\];__pss\\[__pst\\+258\\]=${ID};__pss\\[0\\]=__pst\\+1;)\\}((?:__psx:)?)try\\{`,
   'g',
 );
 const POP =

@@ -45,7 +45,7 @@ const on = (code) => `${code}\n__ps.use(1);`;
 // The stack on every call: the gates opened.
 // (every function here is a top-level declaration: its switch test also runs the header if an
 // ES module cycle called it first)
-const GATE_IN = /let __pst=-1,__psv;if\(__pso\|\|!__pss&&\(__psh_\w+\(\),__pso\)\)\{/g;
+const GATE_IN = /let __pst=-1,__psv;if\(\(__pso\|\|__psh_\w+\(\)\)\.o\)\{/g;
 const alwaysOn = out.replace(GATE_IN, 'let __pst,__psv;{').replaceAll('if(__pst>=0){', '{');
 // The inline form's logging test (the log window: glue/instrument/probes.js).
 const LOG = /if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g;
@@ -55,7 +55,7 @@ if (
   tryless.includes('try{') ||
   !out.includes('__psx:try{') ||
   !out.match(GATE_IN) ||
-  alwaysOn.includes('__pso)') ||
+  alwaysOn.includes('.o)') ||
   alwaysOn.includes('__pst>=0') ||
   noLog.includes('__ps.l(') ||
   depthOnly.includes('+258]=')

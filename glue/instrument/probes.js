@@ -14,22 +14,25 @@
 // index into urls, line, column per frame).
 //
 // The switch: the stack is kept only while a profiler runs (`use(+1)` when a session starts,
-// `use(-1)` when it ends; the instrumentation source calls them). Each file keeps the switch in a
-// variable of its own, `__pso`, which the probes set through the function the file's header
-// registers with `sw(set)` (it returns the switch's state then). The probes hold each setter
-// weakly (the file's scope holds it, `__psw`), so a file evaluated again and again (a module
-// reloaded, a script factory re-run) leaves no scope behind it. With no profiler, an ordinary
-// function's probes are a test of that variable and of `t` (bench/instrument.mjs: the stack
-// kept on every call cost 1.07-1.08x on marked in all three engines, the test alone ~1.03-1.07x).
+// `use(-1)` when it ends; the instrumentation source calls them). The switch is one object of
+// the probes', `C` ({o: 0 or 1}), that every file's header binds to its own `__pso` and every
+// function reads (`if (__pso.o)`): a binding the file's functions read, so no minifier can drop
+// it and no garbage collection can take it (stop 22 gave each file a boolean and a setter the
+// probes held weakly; a bundler dropped the write-only binding that kept the setter, and after a
+// full GC no profiler could switch the file on: 0 stacks). Nothing is registered per file, so a
+// file evaluated again and again (a module reloaded, a script factory re-run) leaves nothing
+// behind. With no profiler, an ordinary function's probes are a test of that property and of `t`
+// (bench/instrument.mjs: the stack kept on every call cost 1.07-1.08x on marked in all three
+// engines, the test alone ~1.03-1.07x).
 // The price: a frame that was already running when the switch went on is not on the stack
 // (its callees are, and an async function is again from its next resume); one entered while on
 // pops at its exit even after the switch went off, so the stack stays balanced.
-// Protocol (what the transform emits per function; `__pss` is `S`, `__pso` the switch, both set
-// by the file's header):
+// Protocol (what the transform emits per function; `__pss` is `S`, `__pso` the switch `C`, both
+// set by the file's header):
 //   ordinary functions push and pop inline while the switch is on, and log inline while the
 //   cursor S[1] is set:
 //     let t = -1, v;
-//     if (on) { t = S[0]; S[t + B] = id; S[0] = t + 1;
+//     if (C.o) { t = S[0]; S[t + B] = id; S[0] = t + 1;
 //       if (S[1] && (S[S[1]++] = id, S[1] === B || !t || S[2] && F[id] | F[S[t + B - 1]])) l(t); }
 //     l: try { body } catch (e) { __ps.x(t); throw e; }
 //     if (t >= 0) { S[0] = t;
@@ -72,10 +75,9 @@ export function createProbes() {
   // 258: STACK_BASE (below; the transform writes it into the inline pushes).
   const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   var S = new Int32Array(new SAB(8192));
-  // The switch (see above): on while any profiler session uses the stack; the files' setters.
-  var on = 0,
-    users = 0;
-  const switches = [];
+  // The switch (see above): on while any profiler session uses the stack.
+  const C = { o: 0 };
+  var users = 0;
   // No logger: logging stops (a cursor set without one would run into the stack).
   var L = function L() {
     S[1] = 0;
@@ -102,27 +104,12 @@ export function createProbes() {
       L = f;
       P.l = f;
     },
-    /** Registers a file's switch setter; returns the switch's state now. */
-    sw(set) {
-      switches.push(typeof WeakRef === 'function' ? new WeakRef(set) : { deref: () => set });
-      return on;
-    },
+    /** The switch every file's functions test (`__pso.o`): 1 while any session uses the stack. */
+    C,
     /** A profiler session starts (+1) or ends (-1): the switch is on while any runs. */
     use(d) {
       users += d;
-      const now = users > 0 ? 1 : 0;
-      if (now !== on) {
-        on = now;
-        let k = 0;
-        for (let i = 0; i < switches.length; i++) {
-          const set = switches[i].deref();
-          if (set) {
-            set(now);
-            switches[k++] = switches[i];
-          }
-        }
-        switches.length = k; // (the files whose scope is gone)
-      }
+      C.o = users > 0 ? 1 : 0;
     },
     reg(urls, list) {
       const base = P.frames.length;
@@ -132,7 +119,7 @@ export function createProbes() {
       return base;
     },
     e(id) {
-      if (on === 0) return -1;
+      if (C.o === 0) return -1;
       const s = S,
         d = s[0];
       s[d + 258] = id;
@@ -168,7 +155,7 @@ export function createProbes() {
   // where an inlined logger made calls ~1.5 ns slower): a plain call behind the cursor. Each
   // warm-up logger keeps a window of one record.
   const idle = L;
-  on = 1;
+  C.o = 1;
   for (const f of [
     () => {
       S[1] = 257;
@@ -186,7 +173,7 @@ export function createProbes() {
     }
   }
   L = idle;
-  on = 0;
+  C.o = 0;
   S[1] = 0;
   S[2] = 0;
   return P;
@@ -198,7 +185,7 @@ export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.6';
+export const PROBES_KEY = 'perfshim.probes.7';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

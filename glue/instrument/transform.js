@@ -5,7 +5,7 @@
 // function's name and position in the ORIGINAL source (through the input map when there is one).
 //
 // Per ordinary function (declarations, expressions, arrows, methods, accessors, constructors),
-// the push and the pop written inline, behind the file's switch `__pso` (on while a profiler
+// the push and the pop written inline, behind the switch `__pso.o` (on while a profiler
 // runs: probes.js; no probe call and no stack access while none runs; `__pss` is the
 // probes' array, 258 where its stack starts, `__psb_H + i` the frame id; while a profiler logs,
 // the cursor `__pss[1]` is set and each change is a record in the log window, with a call to the
@@ -13,7 +13,7 @@
 // frame's gap):
 //   { "directives"; hoisted function declarations;
 //     let __pst = -1, __psv;
-//     if (__pso) { __pst = __pss[0]; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
+//     if (__pso.o) { __pst = __pss[0]; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
 //       if (__pss[1] && (__pss[__pss[1]++] = ID, __pss[1] === 258 || !__pst ||
 //           __pss[2] && __ps.F[ID] | __ps.F[__pss[__pst + 257]])) __ps.l(__pst); }
 //     __psx: try { body } catch (__pse) { __ps.x(__pst); throw __pse }
@@ -270,9 +270,9 @@ export function instrument(
   const base = `__psb_${fileHash}`;
   // The file's header as a hoisted function: a top-level function declaration can run before
   // the header's statement does (an ES module cycle calls it during another module's
-  // evaluation), so it runs the header when `__pss` is not set yet: an ordinary one behind its
-  // switch test (`__pso || !__pss && (init(), __pso)`: one more load while the switch is off),
-  // an async one or a generator before its probe call. Every other function is created by code
+  // evaluation), so it runs the header when `__pso` is not set yet: an ordinary one in its
+  // switch test (`(__pso || init()).o`: init returns the switch), an async one or a generator
+  // before its probe call. Every other function is created by code
   // that ran after the header, or inside a call of such a declaration (which ran it).
   const init = `__psh_${fileHash}`;
   const topLevel = (node) => {
@@ -331,7 +331,7 @@ export function instrument(
     const top = topLevel(node);
     // (a top-level declaration runs the header first if an ES module cycle calls it before the
     // header's statement ran: see `init`)
-    const on = top ? `__pso||!__pss&&(${init}(),__pso)` : '__pso';
+    const on = top ? `(__pso||${init}()).o` : '__pso.o';
     const push = `let __pst=-1,__psv;if(${on}){__pst=__pss[0];__pss[__pst+${B}]=${id};__pss[0]=__pst+1;${log(id, id)}}`;
     const ready = top ? `__pss||${init}(),` : '';
     const pop = `if(__pst>=0){__pss[0]=__pst;${log('~__pst', id)}}return __psv`;
@@ -457,10 +457,10 @@ export function instrument(
   const reg = `__ps.reg(${JSON.stringify(urls)},[${list.join(',')}])`;
   const key = JSON.stringify(PROBES_KEY);
   const header =
-    `${MARKER}var __pso,__psw,__ps,__pss,${base};function ${init}(){` +
+    `${MARKER}var __pso,__ps,__pss,${base};function ${init}(){` +
     `__ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${PROBES_TEXT})());` +
-    `${base}=${reg};__pss=__ps.S;__pso=__ps.sw(__psw=function(v){__pso=v});` +
-    `${stack === 'always' ? '__ps.use(1);' : ''}return __pss}` +
+    `${base}=${reg};__pss=__ps.S;` +
+    `${stack === 'always' ? '__ps.use(1);' : ''}return __pso=__ps.C}` +
     `${base}===void 0&&${init}();`;
   let at = 0;
   if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;
