@@ -84,6 +84,9 @@ PS_API int32_t ps_timeline_query(int32_t type, int32_t name_id);
  * removed slots are written to the result buffer; for every name (-1), nothing is written (the
  * whole type's slots are void: drop them all) and nothing is allocated. */
 PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id);
+/* Remove the one entry at `slot`, named `name_id` (its name's other entries stay). Returns 1, or
+ * 0 when `slot` holds no live entry of that name. The slot may be reused afterwards. */
+PS_API int32_t ps_timeline_remove(uint32_t slot, int32_t name_id);
 /* Entries dropped because the buffer of `type` was full. */
 PS_API double ps_timeline_dropped(uint32_t type);
 /* Cap the buffer of `type` at `max_entries` (0 = unbounded, the spec's default for marks and

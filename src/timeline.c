@@ -23,7 +23,8 @@
  *     (released ones reused first) and keeps a byte per id. Records per name and type are
  *     arrays indexed by id.
  *   - Clearing one name marks its slots dead in place (state DEAD) and the type list is
- *     compacted lazily, so clearMarks(name) costs O(entries removed).
+ *     compacted lazily, so clearMarks(name) costs O(entries removed); removing one entry
+ *     (ps_timeline_remove) does the same for its slot, plus O(entries of its name).
  *   - Clearing a whole type touches no entry, no chunk and no name: it resets the high-water
  *     mark to 0 (the type's chunks become spares, reused in order by the next adds), frees the
  *     type list and free list (one block each), bumps the type's epoch (per-name records of an
@@ -508,6 +509,31 @@ PS_API int32_t ps_timeline_clear(uint32_t type, int32_t name_id)
     t->dead += n;
     if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
     return (int32_t)n;
+}
+
+/* Remove one entry, `slot` named `name_id`, and no other of its name (the same-named entries of
+ * other code stay). O(entries of the name). The name's latest mark is found again when it was
+ * this one. */
+PS_API int32_t ps_timeline_remove(uint32_t slot, int32_t name_id)
+{
+    type_buf *t = &types[TYPE(slot)];
+    if ((slot >> 1) >= t->high_water || AT(slot)->state[IX(slot)] != LIVE || !name_live(name_id))
+        return 0;
+    name_rec *r = rec_of(TYPE(slot), (uint32_t)name_id);
+    uint32_t *v = r ? rec_slots(r) : 0, k = 0;
+    while (r && k < r->len && v[k] != slot) k++;
+    if (!r || k == r->len) return 0;
+    memmove(v + k, v + k + 1, (size_t)(r->len - k - 1) * sizeof(uint32_t));
+    r->len--;
+    if (r->last_mark == slot && r->len) {
+        r->last_mark = v[0];
+        for (uint32_t i = 1; i < r->len; i++)
+            if (!before(v[i], r->last_mark)) r->last_mark = v[i];
+    }
+    AT(slot)->state[IX(slot)] = DEAD;
+    t->dead += 1;
+    if (t->dead > 1024 && t->dead > t->list.len / 2) compact(t);
+    return 1;
 }
 
 int32_t ps__timeline_entry(uint32_t slot)

@@ -94,6 +94,34 @@ TEST(clear_by_name_removes_only_that_name_and_type)
     CHECK_EQ_INT(ps_timeline_clear(PS_TYPE_MARK, name("nothing")), 0);
 }
 
+TEST(remove_takes_one_entry_and_leaves_its_name_and_the_latest_mark_right)
+{
+    clear_all();
+    int32_t a = mark("r", 1), b = mark("r", 9), c = mark("r", 5);
+    int32_t m = ps_timeline_add(PS_TYPE_MEASURE, (uint32_t)name("r"), 0, 1);
+    CHECK_EQ_INT(ps_timeline_remove((uint32_t)b, name("r")), 1);
+    CHECK_EQ_INT(ps_timeline_remove((uint32_t)b, name("r")), 0);  /* gone already */
+    CHECK_EQ_INT(ps_timeline_remove((uint32_t)a, name("other")), 0); /* not its name */
+    CHECK_EQ_INT(ps_timeline_remove(1u << 30, name("r")), 0);        /* never handed out */
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, name("r")), 2);
+    CHECK_EQ_INT(ps_result_ptr()[0], a);
+    CHECK_EQ_INT(ps_result_ptr()[1], c);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, -1), 2);
+    /* the latest mark was the removed one: the name now converts to the next latest (5) */
+    double *out = ps_out_ptr();
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("r"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_OK);
+    CHECK_EQ_DBL(out[0], 5);
+    CHECK_EQ_INT(ps_timeline_remove((uint32_t)m, name("r")), 1);
+    CHECK_EQ_INT(ps_timeline_query(-1, name("r")), 2); /* the marks stay */
+    CHECK_EQ_INT(ps_timeline_remove((uint32_t)a, name("r")), 1);
+    CHECK_EQ_INT(ps_timeline_remove((uint32_t)c, name("r")), 1);
+    CHECK_EQ_INT(ps__timeline_count(PS_TYPE_MARK), 0);
+    CHECK_EQ_INT(ps_usertiming_measure(0, 0, PS_ARG_MARK, name("r"), 0, 0, PS_ARG_ABSENT, 0, 50, 0), PS_E_SYNTAX);
+    for (int i = 0; i < 5000; i++) /* removed slots are compacted and reused */
+        CHECK_EQ_INT(ps_timeline_remove((uint32_t)mark("r", i), name("r")), 1);
+    CHECK_EQ_INT(ps_timeline_query(PS_TYPE_MARK, -1), 0);
+}
+
 TEST(dead_slots_are_compacted_and_reused)
 {
     clear_all();
@@ -484,6 +512,7 @@ int main(void)
     RUN(clear_by_name_removes_only_that_name_and_type);
     RUN(dead_slots_are_compacted_and_reused);
     RUN(the_latest_mark_of_a_name_wins_and_clear_forgets_it);
+    RUN(remove_takes_one_entry_and_leaves_its_name_and_the_latest_mark_right);
     RUN(measure_option_rules_follow_the_spec_order);
     RUN(a_measure_without_detail_is_decided_and_buffered_in_one_call);
     RUN(limit_drops_and_counts);
