@@ -1,9 +1,10 @@
 // The Profiler in Chromium, Firefox and WebKit, by the source each page has: a trace naming the
-// page's functions where a source exists (Chromium's native one under `Document-Policy:
-// js-profiling`), else a NotAllowedError saying what would enable it; argument errors first, in
-// every engine; a dedicated worker has no source yet. The native source's details are in
-// profiler-chromium.test.js. A new source (the instrumentation fallback) is one more row in
-// SOURCES and, if it needs one, a page in PAGES.
+// page's functions with Chromium's native source (under `Document-Policy: js-profiling`);
+// elsewhere the instrumentation source, which starts at once even before any instrumented code
+// ran (its samples then have no stack), in a page and in a dedicated worker; argument errors
+// first, in every engine; a full buffer, then stop(), resolves with the capped trace. The native
+// source's details are in profiler-chromium.test.js, the instrumentation source's in
+// profiler-instrument.test.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launchEngine, forEachEngine } from './harness.js';
@@ -17,17 +18,18 @@ const PAGES = {
   '/plain.html': { body: PAGE },
   '/profiler-worker.js': {
     type: 'text/javascript',
-    body: `import { getProfiler } from '/glue/profiler.js';
-      try { new (getProfiler())({ sampleInterval: 10, maxBufferSize: 10 }); postMessage({ constructed: true }); }
+    body: `import { getProfiler } from '/glue/profiler/profiler.js';
+      try { const p = new (getProfiler())({ sampleInterval: 10, maxBufferSize: 10 });
+        p.stop().then((t) => postMessage({ samples: t.samples.length, stacks: t.stacks.length })); }
       catch (e) { postMessage({ dom: e instanceof DOMException, name: e.name, message: e.message }); }`,
   },
 };
 
-// Which page has a profiling source in which engine (null: none, NotAllowedError expected).
+// Which source each page has in which engine (none of these pages is instrumented).
 const SOURCES = {
-  chromium: { '/policy.html': 'native', '/plain.html': null },
-  firefox: { '/policy.html': null, '/plain.html': null },
-  webkit: { '/policy.html': null, '/plain.html': null },
+  chromium: { '/policy.html': 'native', '/plain.html': 'instrument' },
+  firefox: { '/policy.html': 'instrument', '/plain.html': 'instrument' },
+  webkit: { '/policy.html': 'instrument', '/plain.html': 'instrument' },
 };
 
 let server;
@@ -54,7 +56,7 @@ forEachEngine((engine) => {
   });
 
   for (const [path, source] of Object.entries(SOURCES[engine])) {
-    if (source) {
+    if (source === 'native') {
       test(`${path}: the ${source} source samples the page's functions`, async () => {
         const r = await pages[path].evaluate(async () => {
           const { Profiler, work, loadError } = window.perfshim;
@@ -76,33 +78,35 @@ forEachEngine((engine) => {
         assert.ok(frame.line > 0 && frame.column > 0);
       });
     } else {
-      test(`${path}: no profiling source, so new Profiler() throws a NotAllowedError saying what would enable it`, async () => {
-        const r = await pages[path].evaluate(() => {
-          const { Profiler, loadError } = window.perfshim;
-          const grab = (f) => {
-            try {
-              f();
-              return null;
-            } catch (e) {
-              return [e instanceof DOMException, e.name, e.message];
-            }
-          };
-          return {
-            loadError,
-            defined: typeof Profiler,
-            error: grab(() => new Profiler({ sampleInterval: 10, maxBufferSize: 10 })),
-          };
+      test(`${path}: no instrumented code yet, and new Profiler() starts: samples without a stack`, async () => {
+        const r = await pages[path].evaluate(async () => {
+          const { Profiler, work, loadError } = window.perfshim;
+          const p = new Profiler({ sampleInterval: 10, maxBufferSize: 10000 });
+          work.outerWork(300);
+          await new Promise((resolve) => setTimeout(resolve, 150)); // (the log's hand-over)
+          return { loadError, interval: p.sampleInterval, trace: await p.stop() };
         });
         assert.equal(r.loadError, null);
-        assert.equal(r.defined, 'function');
-        assert.deepEqual(r.error.slice(0, 2), [true, 'NotAllowedError']);
-        assert.match(r.error[2], /^Failed to construct 'Profiler': /);
-        assert.match(
-          r.error[2],
-          engine === 'chromium' ? /Document-Policy: js-profiling/ : /not available in this context/,
-        );
+        assert.equal(r.interval, 10);
+        assertTraceInvariants(r.trace);
+        assert.ok(r.trace.samples.length > 0);
+        assert.deepEqual(r.trace.stacks, []);
       });
     }
+
+    test(`${path}: a full buffer fires samplebufferfull once; stop() then resolves with the capped trace`, async () => {
+      const r = await pages[path].evaluate(async () => {
+        const { Profiler, work } = window.perfshim;
+        const p = new Profiler({ sampleInterval: 10, maxBufferSize: 4 });
+        let events = 0;
+        p.onsamplebufferfull = () => events++;
+        await work.spinAndYield(10000, () => events > 0);
+        const stopped = p.stopped;
+        const trace = await p.stop();
+        return { events, stopped, samples: trace.samples.length };
+      });
+      assert.deepEqual(r, { events: 1, stopped: false, samples: 4 });
+    });
   }
 
   test('argument errors come first, with the WebIDL types, whatever the source', async () => {
@@ -139,7 +143,7 @@ forEachEngine((engine) => {
     }
   });
 
-  test('a dedicated worker with no instrumented code: NotAllowedError naming the fix', async () => {
+  test('a dedicated worker with no instrumented code: new Profiler() starts (instrumentation source)', async () => {
     const r = await pages['/plain.html'].evaluate(
       () =>
         new Promise((resolve) => {
@@ -151,8 +155,8 @@ forEachEngine((engine) => {
           w.onerror = (e) => resolve({ workerError: e.message });
         }),
     );
-    assert.deepEqual([r.dom, r.name], [true, 'NotAllowedError'], JSON.stringify(r));
-    assert.match(r.message, /instrument the scripts \(`npx perfshim instrument/);
+    assert.equal(r.stacks, 0, JSON.stringify(r));
+    assert.equal(typeof r.samples, 'number');
   });
 
   test('no page errors', async () => {
