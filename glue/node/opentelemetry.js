@@ -10,7 +10,8 @@
 // through one large float. A negative duration (allowed by User Timing) spans [end, start].
 // Attributes: `detail` flattened: nested plain objects become dotted keys (`{db: {rows: 3}}` ->
 // `db.rows`), strings, numbers and booleans stay, arrays of one primitive type stay, anything
-// else is its JSON (or String) text; at most MAX_ATTRIBUTES keys, MAX_DEPTH levels.
+// else is its JSON (or String) text; at most MAX_ATTRIBUTES keys, MAX_DEPTH levels; an object met
+// again (a cycle, or shared) is `[same as <key>]`, so flattening is linear in the detail's size.
 import { onQueued, performance } from './queue-hook.js';
 import { api, apiError } from './opentelemetry-api.js';
 
@@ -40,28 +41,40 @@ const isPlain = (v) =>
 function text(v) {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
   if (typeof v === 'bigint') return String(v);
+  const seen = new Set(); // each object written once: a cycle or a shared one is '[repeated]'
   try {
-    const s = JSON.stringify(v);
+    const s = JSON.stringify(v, (_, x) => {
+      if (x === null || typeof x !== 'object') return x;
+      if (seen.has(x)) return '[repeated]';
+      seen.add(x);
+      return x;
+    });
     if (s !== undefined) return s;
   } catch {
-    /* cyclic or not JSON: fall through */
+    /* not JSON (a BigInt inside, a throwing toJSON): fall through */
   }
   return String(v);
 }
 
-/** `detail` as OpenTelemetry attributes (see the file header). */
+/** `detail` as OpenTelemetry attributes (see the file header). Each object is flattened once:
+ *  met again (a cycle, or shared), it is the text `[same as <key>]`; the walk stops at the
+ *  attribute cap. So the cost is linear in the detail's size, whatever its sharing. */
 export function flattenDetail(detail) {
   const out = {};
   let n = 0;
+  const seen = new Map(); // object -> the key it was flattened under
   const put = (key, value) => {
-    if (n >= MAX_ATTRIBUTES) return;
     out[key || 'detail'] = value;
     n++;
   };
   const walk = (v, key, depth) => {
-    if (v === null || v === undefined) return;
+    if (n >= MAX_ATTRIBUTES || v === null || v === undefined) return;
     if (isPrimitive(v)) {
       put(key, v);
+      return;
+    }
+    if (seen.has(v)) {
+      put(key, `[same as ${seen.get(v) || 'detail'}]`);
       return;
     }
     if (
@@ -74,9 +87,14 @@ export function flattenDetail(detail) {
       return;
     }
     if (isPlain(v) && depth < MAX_DEPTH) {
-      for (const k of Object.keys(v)) walk(v[k], key ? `${key}.${k}` : k, depth + 1);
+      seen.set(v, key);
+      for (const k of Object.keys(v)) {
+        if (n >= MAX_ATTRIBUTES) return;
+        walk(v[k], key ? `${key}.${k}` : k, depth + 1);
+      }
       return;
     }
+    if (typeof v === 'object') seen.set(v, key);
     put(key, text(v));
   };
   walk(detail, '', 0);
