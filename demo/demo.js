@@ -208,53 +208,61 @@ document.getElementById('btn-clear').onclick = () => {
   draw();
 };
 
-// Which sample source the Profiler has here: a throwaway session tells (NotAllowedError without
-// the js-profiling document policy, in browsers without a native Profiler, and in workers).
+// Whether the browser's own Profiler samples here (Chromium under the js-profiling document
+// policy): a throwaway native session tells. perfshim's Profiler uses it then, and the
+// instrumentation source elsewhere (without the policy, in Firefox and WebKit).
+function nativeAllowed() {
+  if (!DEMO_NATIVE.Profiler) return false;
+  try {
+    new DEMO_NATIVE.Profiler({ sampleInterval: 10, maxBufferSize: 1 }).stop().catch(() => {});
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Which sample source the Profiler has here (a runtime with none throws NotAllowedError).
 function profilerSource(instrumented) {
   try {
     const p = new Profiler({ sampleInterval: 10, maxBufferSize: 1 });
     p.stop().catch(() => {});
-    if (instrumented) {
-      const how =
-        globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function'
-          ? 'shared-stack sampler'
-          : 'log sampler';
+    if (nativeOk)
       return {
-        kind: 'polyfill',
-        badge: `perfshim instrumentation source (${how}): no native Profiler here`,
+        kind: 'native',
+        badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}`,
       };
-    }
-    return DEMO_NATIVE.Profiler
-      ? {
-          kind: 'native',
-          badge: `Chromium's native Profiler, re-encoded by perfshim${ponyfill ? ' (ponyfill)' : ''}`,
-        }
-      : { kind: 'polyfill', badge: 'perfshim Profiler' };
+    const how =
+      globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function'
+        ? 'shared-stack sampler'
+        : 'log sampler';
+    return {
+      kind: 'polyfill',
+      badge: `perfshim instrumentation source (${how})${instrumented ? '' : ': no instrumented workloads served, samples without stacks'}`,
+    };
   } catch (e) {
     return {
       kind: 'unavailable',
       badge: `new Profiler() throws ${e.name}`,
       errorName: e.name,
       message: e.message,
-      hint: DEMO_NATIVE.Profiler
-        ? 'Open /demo/ (served with Document-Policy: js-profiling) for a flame graph.'
-        : 'This browser has no native Profiler for perfshim to sample through.',
+      hint: 'This runtime has no source for perfshim to sample through.',
     };
   }
 }
 
-// Without a native Profiler, the workloads come instrumented (demo/headers.mjs runs perfshim's
-// transform on them when serving), and the Profiler samples them through instrumentation.
-let source = profilerSource(false);
+// Without a usable native Profiler, the workloads come instrumented (demo/headers.mjs runs
+// perfshim's transform on them when serving), and the Profiler samples them through
+// instrumentation.
+const nativeOk = nativeAllowed();
 let workloads;
-if (source.kind === 'unavailable') {
+if (!nativeOk) {
   try {
     workloads = await import('./workloads.instrumented.js');
-    source = profilerSource(true);
   } catch {
-    /* served without the instrumented copy: keep the NotAllowedError */
+    /* served without the instrumented copy: the samples have no stacks */
   }
 }
+const source = profilerSource(!!workloads);
 
 const exportsPanel = setupExportPanel({ perfshim, perf });
 setupProfilerPanel({
