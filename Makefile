@@ -27,7 +27,7 @@ DEBUG_FLAGS := $(filter-out -Oz,$(WASM_FLAGS)) -O0 -g2 -DPS_DEBUG
 NATIVE_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -Isrc -Ithird_party/cjson -DPS_DEBUG \
   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-GLUE := $(sort $(wildcard glue/*.js) glue/abi.js)
+GLUE := $(sort $(wildcard glue/*.js glue/*/*.js) glue/host/abi.js)
 
 .PHONY: all wasm dist deps test test-setup test-c test-node test-browser test-node18 test-fuzz lint format bench check-built demo example test-pprof-go clean toolchain count-lines
 all: wasm dist
@@ -40,11 +40,11 @@ $(CJSON):
 	bash tools/fetch-cjson.sh third_party/cjson
 
 wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js \
-  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/abi.js
+  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/host/abi.js
 
 # The glue's ABI constants (status codes, types, markers, columns, argument kinds), generated
 # from the headers; committed, and check-built fails when they are stale.
-glue/abi.js: $(HDR) tools/gen-abi.mjs
+glue/host/abi.js: $(HDR) tools/gen-abi.mjs
 	$(NODE) tools/gen-abi.mjs $@ $(HDR)
 
 wasm/perfshim.wasm: $(CORE_SRC) $(HDR) Makefile | toolchain
@@ -61,7 +61,7 @@ wasm/perfshim-timeline.wasm: $(TIMELINE_SRC) src/perfshim.h src/internal.h Makef
 wasm/perfshim-timeline.wasm.js: wasm/perfshim-timeline.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
 	$(NODE) tools/embed-wasm.mjs $< $@
 
-# The Measure Memory core (glue/measure-memory.js): result building and its JSON. Loaded with that glue on the first measureUserAgentSpecificMemory() call.
+# The Measure Memory core (glue/memory/measure-memory.js): result building and its JSON. Loaded with that glue on the first measureUserAgentSpecificMemory() call.
 wasm/perfshim-memory.wasm: $(MEMORY_SRC) src/perfshim.h src/memory.h src/json.h src/internal.h Makefile | toolchain
 	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(MEMORY_EXPORTS) $(MEMORY_SRC) -o $@
 	@sha256sum $@ | tee wasm/perfshim-memory.wasm.sha256
@@ -170,13 +170,13 @@ format: node_modules/.package-lock.json
 # Every test: set-up, lint, native C under sanitizers, fuzzing, Node suites, browser suites.
 test: test-setup lint test-c test-fuzz test-node test-node18 test-browser
 
-# CI: the committed wasm/, dist/ and glue/abi.js must be what the committed sources build.
+# CI: the committed wasm/, dist/ and glue/host/abi.js must be what the committed sources build.
 check-built: node_modules/.package-lock.json
 	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js \
-	  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/abi.js
+	  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/host/abi.js
 	$(MAKE) wasm
 	$(NODE) tools/build-dist.mjs
-	@git diff --exit-code --stat -- wasm dist glue/abi.js || { echo "wasm/, dist/ or glue/abi.js is stale: run make and commit"; exit 1; }
+	@git diff --exit-code --stat -- wasm dist glue/host/abi.js || { echo "wasm/, dist/ or glue/host/abi.js is stale: run make and commit"; exit 1; }
 
 bench: deps wasm dist
 	$(NODE) --expose-gc bench/node.mjs

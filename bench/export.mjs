@@ -1,8 +1,8 @@
 // Export bench: each exporter on a synthetic trace shaped like a long recording (100,000 samples
 // over a broad, 20-deep call tree), median of a few runs; plus the .cpuprofile import.
 //   node bench/export.mjs [--quick]
-import { createCore } from '../glue/loader.js';
-import { createExporters } from '../glue/export.js';
+import { createCore } from '../glue/host/loader.js';
+import { createExporters } from '../glue/export/export.js';
 
 const quick = process.argv.includes('--quick');
 const SAMPLES = quick ? 20000 : 100000,

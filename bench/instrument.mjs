@@ -264,8 +264,8 @@ console.log(`\nsamples taken (this tree, log + shared): ${samples}`);
 // count rather than by clock; each iteration costs the same, checked: CPU time ratio 2.00).
 const { instrument } = await import('../glue/instrument/transform.js');
 const { createInstrumentSource } = await import('../glue/instrument/source.js');
-const { createProfilerClass } = await import('../glue/profiler.js');
-const { loadCore } = await import('../glue/loader.js');
+const { createProfilerClass } = await import('../glue/profiler/profiler.js');
+const { loadCore } = await import('../glue/host/loader.js');
 const core = loadCore();
 const workSrc = `
 export function unit(n) { let s = 0; for (let i = 0; i < n; i++) s = (s * 31 + i) % 1000003; return s; }
@@ -363,7 +363,7 @@ if (!process.argv.includes('--no-browser')) {
         routes[`${at}/b/${f}.mjs`] = js(readFileSync(join(rev.dir, `${f}.mjs`)));
     routes[`${at}/b/index.html`] = {
       body: `<!doctype html><script type=module>
-import { getProfiler } from '${at}/glue/profiler.js';
+import { getProfiler } from '${at}/glue/profiler/profiler.js';
 import * as plain from '${at}/b/plain.mjs';
 import * as inst from '${at}/b/instrumented.mjs';
 import * as fresh from '${at}/b/instrumented.mjs?never-profiled';

@@ -7,7 +7,7 @@ import {
   measureUserAgentSpecificMemory,
   buildMeasurement,
   loadMemoryCore,
-} from '../glue/measure-memory.js';
+} from '../glue/memory/measure-memory.js';
 
 const args = new Set(process.argv.slice(2));
 const median = (xs) => {
@@ -91,7 +91,7 @@ async function chromium() {
       const { page } = await openPage(browser, `${server.url}${path}`);
       await page.waitForTimeout(300);
       return await page.evaluate(async (count) => {
-        const { measureUserAgentSpecificMemory } = await import('/glue/measure-memory.js');
+        const { measureUserAgentSpecificMemory } = await import('/glue/memory/measure-memory.js');
         const out = [];
         for (let i = 0; i < count; i++) {
           const t0 = performance.now();

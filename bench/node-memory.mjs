@@ -4,7 +4,7 @@
 // before and after clearMarks(): a clear must never grow it. Run by bench/node.mjs with
 // --expose-gc.
 import { performance as ours } from '../glue/index.js';
-import { loadCore } from '../glue/loader.js';
+import { loadCore } from '../glue/host/loader.js';
 
 const [which, countArg, mode = 'shared'] = process.argv.slice(2);
 const n = Number(countArg);

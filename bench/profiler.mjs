@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { getProfiler } from '../glue/profiler.js';
-import { loadCore } from '../glue/loader.js';
-import { createTraceCodec } from '../glue/profiler-trace.js';
+import { getProfiler } from '../glue/profiler/profiler.js';
+import { loadCore } from '../glue/host/loader.js';
+import { createTraceCodec } from '../glue/profiler/profiler-trace.js';
 
 const Profiler = getProfiler();
 const codec = createTraceCodec(loadCore());

@@ -1,13 +1,13 @@
 // perfshim, the ponyfill: `import { performance, PerformanceObserver, ... } from 'perfshim'`
 // touches no globals. One realm (core + timeline) per JavaScript realm, shared by every copy of
 // the package that is loaded (ESM and CommonJS), so there is only ever one timeline.
-import { lazyCore, loadCore } from './loader.js';
-import { createRealm } from './performance.js';
-import { install as installInto, FULL_FEATURES } from './install.js';
-import { createProfilerClass } from './profiler.js';
-import { markMeasure } from './host.js';
+import { lazyCore, loadCore } from './host/loader.js';
+import { createRealm } from './timeline/performance.js';
+import { install as installInto, FULL_FEATURES } from './timeline/install.js';
+import { createProfilerClass } from './profiler/profiler.js';
+import { markMeasure } from './host/host.js';
 
-/** measureUserAgentSpecificMemory, its code (glue/measure-memory.js and its sources, and the
+/** measureUserAgentSpecificMemory, its code (glue/memory/measure-memory.js and its sources, and the
  *  Measure Memory core: 9 KB gzipped) loaded on the first call: the API is async, so the eager
  *  bundle leaves it out (dist/perfshim-memory.mjs). Marked by host.js's markMeasure, which also
  *  hands the host's own function, as found now (before install replaces it), to the browser
@@ -16,7 +16,7 @@ function lazyMeasureMemory(core, options) {
   let made;
   return markMeasure(function measureUserAgentSpecificMemory() {
     if (!made)
-      made = import('./measure-memory.js').then((m) => m.createMeasureMemory(core, options));
+      made = import('./memory/measure-memory.js').then((m) => m.createMeasureMemory(core, options));
     return made.then((f) => f.call(this));
   });
 }
@@ -51,7 +51,7 @@ export default performance;
 
 // Trace exporters (Chrome .cpuprofile, trace events, speedscope) and the .cpuprofile importer,
 // over the realm's core (instantiated on the first call, like the rest).
-import { createExporters } from './export.js';
+import { createExporters } from './export/export.js';
 // A ProfilerTrace as a Chrome DevTools .cpuprofile object (JSON.stringify it to save), as Chrome
 // trace-event JSON (+ options.entries' marks and measures), as a speedscope file object, as a
 // Firefox Profiler processed profile (profiler.firefox.com); a .cpuprofile (object or JSON

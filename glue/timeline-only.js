@@ -2,9 +2,9 @@
 // exporters), for pages and services that want marks and measures; its bundles embed the
 // timeline-only core (wasm/perfshim-timeline.wasm). Same realm rule as the full entry: one
 // timeline per JavaScript realm, shared with the full `perfshim` if that is loaded too.
-import { lazyCore, loadTimelineCore } from './loader.js';
-import { createRealm } from './performance.js';
-import { install as installInto } from './install.js';
+import { lazyCore, loadTimelineCore } from './host/loader.js';
+import { createRealm } from './timeline/performance.js';
+import { install as installInto } from './timeline/install.js';
 
 const KEY = Symbol.for('perfshim.realm');
 const realm = globalThis[KEY] || (globalThis[KEY] = createRealm(lazyCore(loadTimelineCore)));

@@ -76,14 +76,14 @@ function esmToCjs(code) {
 const fullCore = {
   name: 'full-core',
   setup(b) {
-    b.onResolve({ filter: /^\.\/measure-memory\.js$/ }, (a) =>
+    b.onResolve({ filter: /^\.\/memory\/measure-memory\.js$/ }, (a) =>
       a.kind === 'dynamic-import' ? { path: './perfshim-memory.mjs', external: true } : undefined,
     );
   },
 };
 await emit('dist/perfshim-memory.mjs', {
   stdin: {
-    contents: "export { createMeasureMemory } from './glue/measure-memory.js';",
+    contents: "export { createMeasureMemory } from './glue/memory/measure-memory.js';",
     resolveDir: process.cwd(),
   },
   format: 'esm',
@@ -194,7 +194,7 @@ const nodeCjs = {
 for (const [file, entry] of [
   ['dist/server-timing.cjs', 'glue/node/server-timing.js'],
   ['dist/opentelemetry.cjs', 'glue/node/opentelemetry.js'],
-  ['dist/pprof.cjs', 'glue/pprof.js'],
+  ['dist/pprof.cjs', 'glue/export/pprof.js'],
 ]) {
   await emit(file, {
     entryPoints: [entry],

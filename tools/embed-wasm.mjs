@@ -3,7 +3,7 @@
 //   node tools/embed-wasm.mjs in.wasm out.wasm.js
 // The string holds one character per byte (code 0-255): printable ASCII as itself, the rest as
 // \xHH escapes, so the file is ASCII (a classic script decodes the same under any charset) and
-// glue/loader.js turns it back into bytes with charCodeAt. Against base64 it gzips 3-4 KB
+// glue/host/loader.js turns it back into bytes with charCodeAt. Against base64 it gzips 3-4 KB
 // smaller for the full core (the bytes keep their own repetitions; base64 splits them across
 // 3-byte groups) and needs no decoder beyond a loop (bench/first-use.mjs).
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Writes glue/abi.js, the ABI constants of the core for the glue, from the C headers: every
+// Writes glue/host/abi.js, the ABI constants of the core for the glue, from the C headers: every
 // enumerator and every `#define PS_NAME <integer>` named PS_* in src/*.h, in header order.
 // The Makefile runs it; `make check-built` fails when the committed file is stale.
 // Usage: node tools/gen-abi.mjs out.js header.h...

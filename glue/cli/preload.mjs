@@ -13,7 +13,7 @@ import { writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { install, performance } from '../index.js';
-import { createProfilerClass, defaultSources } from '../profiler.js';
+import { createProfilerClass, defaultSources } from '../profiler/profiler.js';
 
 const dir = process.env.PERFSHIM_PROFILE_DIR;
 // The process the CLI started is the root; Node processes it forks (child_process.fork passes

@@ -23,7 +23,7 @@ import {
 import { tmpdir, constants as osConstants } from 'node:os';
 import { join, resolve, relative } from 'node:path';
 import { toTraceEvents, toCpuProfile, toSpeedscope, toFirefoxProfile } from '../index.js';
-import { toPprof } from '../pprof.js';
+import { toPprof } from '../export/pprof.js';
 
 export const FORMATS = ['trace', 'cpuprofile', 'speedscope', 'firefox', 'pprof'];
 const DEFAULT_FORMATS = ['trace', 'cpuprofile'];

@@ -13,10 +13,10 @@
 //     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
 //     active at each tick (ps_instrument_consume / _advance).
 // Both register the probes' frame table in the core once per frame and give the same trace.
-import { isWindow, isWorker, nativeNow, timeOrigin } from '../host.js';
-import { domException } from '../errors.js';
+import { isWindow, isWorker, nativeNow, timeOrigin } from '../host/host.js';
+import { domException } from '../host/errors.js';
 import { getProbes, PROBES_KEY, STACK_BASE as B } from './probes.js';
-import { PS_E_NOMEM } from '../abi.js';
+import { PS_E_NOMEM } from '../host/abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
 const LOG_RECORDS = 1 << 15; // records (128 KB) handed over when full...
@@ -56,7 +56,7 @@ export function supportedIntervalMs(ms) {
 
 const states = new WeakMap(); // core -> its adapter state
 
-/** The adapter for one core (its io layer, glue/io.js): frame registration, the log and the
+/** The adapter for one core (its io layer, glue/host/io.js): frame registration, the log and the
  *  sessions. */
 function stateOf(core) {
   let st = states.get(core);

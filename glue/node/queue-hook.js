@@ -8,7 +8,7 @@
 // A listener that throws never breaks the mark()/measure() that fed it: the error is reported
 // (as an observer callback's would be) and the entry is buffered as usual.
 import { performance } from '../index.js';
-import { reportException } from '../host.js';
+import { reportException } from '../host/host.js';
 
 const realm = globalThis[Symbol.for('perfshim.realm')];
 

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, extname } from 'node:path';
 import { serve, launch, ROOT } from './harness.js';
-import { createExporters } from '../../glue/export.js';
-import { createCore } from '../../glue/loader.js';
+import { createExporters } from '../../glue/export/export.js';
+import { createCore } from '../../glue/host/loader.js';
 
 const { toSpeedscope, toCpuProfile } = createExporters(createCore());
 

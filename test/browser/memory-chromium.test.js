@@ -41,7 +41,7 @@ const routes = {
   '/memory/cross-parent.html': page('<iframe id="x"></iframe>'),
   '/memory/module-worker.js': {
     type: 'text/javascript',
-    body: `import { measureUserAgentSpecificMemory } from '/glue/measure-memory.js';
+    body: `import { measureUserAgentSpecificMemory } from '/glue/memory/measure-memory.js';
       measureUserAgentSpecificMemory().then(
         () => postMessage({ resolved: true }),
         (e) => postMessage({ type: e.constructor.name, name: e.name, message: e.message,
@@ -68,7 +68,7 @@ after(async () => {
  *  plain data (type, name, message). */
 function measureIn(target) {
   return target.evaluate(async () => {
-    const { measureUserAgentSpecificMemory } = await import('/glue/measure-memory.js');
+    const { measureUserAgentSpecificMemory } = await import('/glue/memory/measure-memory.js');
     const t0 = performance.now();
     try {
       const result = await measureUserAgentSpecificMemory();
@@ -151,7 +151,7 @@ test("isolated page: the result is the current draft's shape whatever the native
   // Feed the normaliser a result in the older draft's shape (userAgentSpecificTypes, no zero
   // entry), as early Chromium versions returned it.
   const m = await p.evaluate(async () => {
-    const { buildMeasurement, loadMemoryCore } = await import('/glue/measure-memory.js');
+    const { buildMeasurement, loadMemoryCore } = await import('/glue/memory/measure-memory.js');
     return buildMeasurement(loadMemoryCore(), {
       native: {
         bytes: 1700000,
@@ -234,7 +234,7 @@ test('page without isolation nor performance.memory: NotSupportedError saying wh
   const { page: p } = await openPage(browser, `${server.url}/memory/plain.html`);
   const { error } = await p.evaluate(async () => {
     delete Performance.prototype.memory; // as in Firefox and Safari
-    const { measureUserAgentSpecificMemory } = await import('/glue/measure-memory.js');
+    const { measureUserAgentSpecificMemory } = await import('/glue/memory/measure-memory.js');
     try {
       return { result: await measureUserAgentSpecificMemory() };
     } catch (e) {
@@ -300,7 +300,7 @@ test('concurrent calls in the isolated page each resolve', async () => {
   const { page: p } = await openPage(browser, `${server.url}/memory/isolated.html`);
   await p.evaluate(() => window.workerReady);
   const results = await p.evaluate(async () => {
-    const { measureUserAgentSpecificMemory } = await import('/glue/measure-memory.js');
+    const { measureUserAgentSpecificMemory } = await import('/glue/memory/measure-memory.js');
     const all = await Promise.all([
       measureUserAgentSpecificMemory(),
       measureUserAgentSpecificMemory(),

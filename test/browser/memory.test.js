@@ -39,7 +39,7 @@ const routes = {
   </script>`),
   '/memory-worker.js': {
     type: 'text/javascript',
-    body: `import { measureUserAgentSpecificMemory } from '/glue/measure-memory.js';
+    body: `import { measureUserAgentSpecificMemory } from '/glue/memory/measure-memory.js';
       measureUserAgentSpecificMemory().then(() => postMessage({ resolved: true }),
         (e) => postMessage({ name: e.name, dom: e instanceof DOMException, message: e.message }));`,
   },

@@ -14,7 +14,7 @@ import { instrument } from '../../glue/instrument/transform.js';
 
 const WORK = readFileSync(join(ROOT, 'test/node/fixtures/instrument-work.mjs'), 'utf8');
 const PAGE_JS = `
-import { getProfiler } from '/glue/profiler.js';
+import { getProfiler } from '/glue/profiler/profiler.js';
 import * as work from '/inst/work.js';
 window.run = async (interval) => {
   const Profiler = getProfiler();
@@ -30,7 +30,7 @@ window.inWorker = () => new Promise((resolve, reject) => {
 window.ready = true;
 `;
 const WORKER_JS = `
-import { getProfiler } from '/glue/profiler.js';
+import { getProfiler } from '/glue/profiler/profiler.js';
 import * as work from '/inst/work.js';
 const p = new (getProfiler())({ sampleInterval: 2, maxBufferSize: 100000 });
 work.alternate(5, 5);

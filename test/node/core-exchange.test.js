@@ -1,14 +1,14 @@
-// The io layer (glue/io.js over src/exchange.c): strings cross as WTF-8 both ways, blobs come out
+// The io layer (glue/host/io.js over src/exchange.c): strings cross as WTF-8 both ways, blobs come out
 // and are released, views survive memory growth, and the suites really run on the build
 // PERFSHIM_WASM names (the debug build in `make test`).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as abi from '../../glue/abi.js';
-import { decode, encodeInto } from '../../glue/io.js';
-import { createCore, lazyCore, loadCore } from '../../glue/loader.js';
-import { createMemoryCore, loadMemoryCore } from '../../glue/measure-memory.js';
-import { createTraceCodec } from '../../glue/profiler-trace.js';
+import * as abi from '../../glue/host/abi.js';
+import { decode, encodeInto } from '../../glue/host/io.js';
+import { createCore, lazyCore, loadCore } from '../../glue/host/loader.js';
+import { createMemoryCore, loadMemoryCore } from '../../glue/memory/measure-memory.js';
+import { createTraceCodec } from '../../glue/profiler/profiler-trace.js';
 
 test('putString writes WTF-8: ASCII, 2-, 3- and 4-byte sequences, lone surrogates kept apart', () => {
   const core = createCore();

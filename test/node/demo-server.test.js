@@ -62,7 +62,7 @@ test("the demo, the built package and the browser suites' files are served", asy
     '/dist/perfshim.auto.js',
     '/wasm/perfshim.wasm',
     '/glue/auto.js',
-    '/glue/loader.js',
+    '/glue/host/loader.js',
     '/test/browser/fixtures/profiler-work.js',
     '/package.json',
     '/package.json?worker',

@@ -2,7 +2,7 @@
 // traces and on hand-built ones (empty, stackless, gc markers, deep, shared prefixes, unicode).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { getProfiler } from '../../glue/profiler.js';
+import { getProfiler } from '../../glue/profiler/profiler.js';
 import { outerWork, spinFor } from './fixtures/profiler-work.mjs';
 import { assertTraceInvariants, framesOf } from './profiler-helpers.mjs';
 import { assertCpuProfile, cpuProfileFrames } from './fixtures/export-schemas.mjs';

@@ -2,8 +2,8 @@
 // from: the same samples, stacks (root first), positions and times on the trace's clock.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { getProfiler } from '../../glue/profiler.js';
-import { createRealm } from '../../glue/performance.js';
+import { getProfiler } from '../../glue/profiler/profiler.js';
+import { createRealm } from '../../glue/timeline/performance.js';
 import { outerWork } from './fixtures/profiler-work.mjs';
 import { framesOf } from './profiler-helpers.mjs';
 import {

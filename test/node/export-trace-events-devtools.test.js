@@ -7,7 +7,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import * as Trace from '@paulirish/trace_engine';
-import { getProfiler } from '../../glue/profiler.js';
+import { getProfiler } from '../../glue/profiler/profiler.js';
 import { performance } from '../../glue/index.js';
 import { exportersUnderTest } from './fixtures/export-traces.mjs';
 

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { instrument } from '../../glue/instrument/transform.js';
 import { getProbes, PROBES_KEY, STACK_BASE } from '../../glue/instrument/probes.js';
-import { loadCore } from '../../glue/loader.js';
-import { createProfilerClass } from '../../glue/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
+import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
 

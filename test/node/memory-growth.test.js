@@ -7,9 +7,12 @@ import { Worker } from 'node:worker_threads';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measureUserAgentSpecificMemory, createMeasureMemory } from '../../glue/measure-memory.js';
-import { measureNode } from '../../glue/measure-memory-node.js';
-import { loadCore } from '../../glue/loader.js';
+import {
+  measureUserAgentSpecificMemory,
+  createMeasureMemory,
+} from '../../glue/memory/measure-memory.js';
+import { measureNode } from '../../glue/memory/measure-memory-node.js';
+import { loadCore } from '../../glue/host/loader.js';
 
 const FIXTURE = new URL('./fixtures/memory-worker.mjs', import.meta.url);
 const MB = 1024 * 1024;

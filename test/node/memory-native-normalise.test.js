@@ -2,7 +2,7 @@
 // checked in Node with results shaped like Chromium's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildMeasurement, createMemoryCore } from '../../glue/measure-memory.js';
+import { buildMeasurement, createMemoryCore } from '../../glue/memory/measure-memory.js';
 
 const core = createMemoryCore();
 const rebuild = (native, seed = 1) => buildMeasurement(core, { native }, seed);

@@ -10,8 +10,8 @@ import {
   buildMeasurement,
   loadMemoryCore,
   createMemoryCore,
-} from '../../glue/measure-memory.js';
-import { loadCore } from '../../glue/loader.js';
+} from '../../glue/memory/measure-memory.js';
+import { loadCore } from '../../glue/host/loader.js';
 
 const MAIN_URL = pathToFileURL(process.argv[1]).href;
 const sum = (entries) => entries.reduce((a, e) => a + e.bytes, 0);

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
-import { createExporters } from '../../glue/export.js';
-import { createCore } from '../../glue/loader.js';
-import { createTraceCodec } from '../../glue/profiler-trace.js';
+import { createExporters } from '../../glue/export/export.js';
+import { createCore } from '../../glue/host/loader.js';
+import { createTraceCodec } from '../../glue/profiler/profiler-trace.js';
 
 const wasmPath = process.env.PERFSHIM_WASM;
 const core = wasmPath ? createCore(new Uint8Array(readFileSync(wasmPath))) : createCore();

@@ -5,9 +5,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { Profile } from 'pprof-format';
-import { toPprof } from '../../glue/pprof.js';
+import { toPprof } from '../../glue/export/pprof.js';
 import { toTraceEvents } from '../../glue/index.js';
-import { getProfiler } from '../../glue/profiler.js';
+import { getProfiler } from '../../glue/profiler/profiler.js';
 import { outerWork } from './fixtures/profiler-work.mjs';
 import { GC_MARKERS, EMPTY, deep } from './fixtures/export-traces.mjs';
 

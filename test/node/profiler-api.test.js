@@ -2,8 +2,8 @@
 // the event handler attribute, the prototype shape.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from '../../glue/loader.js';
-import { createProfilerClass, getProfiler } from '../../glue/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
+import { createProfilerClass, getProfiler } from '../../glue/profiler/profiler.js';
 import { spinFor } from './fixtures/profiler-work.mjs';
 
 const Profiler = getProfiler();

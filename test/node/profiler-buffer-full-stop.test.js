@@ -5,8 +5,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadCore } from '../../glue/loader.js';
-import { createProfilerClass, getProfiler } from '../../glue/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
+import { createProfilerClass, getProfiler } from '../../glue/profiler/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { spinAndYield } from './fixtures/profiler-work.mjs';

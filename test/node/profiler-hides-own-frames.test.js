@@ -6,8 +6,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { getProfiler } from '../../glue/profiler.js';
-import { ownScripts } from '../../glue/profiler-trace.js';
+import { getProfiler } from '../../glue/profiler/profiler.js';
+import { ownScripts } from '../../glue/profiler/profiler-trace.js';
 import { PerformanceObserver, performance } from '../../glue/index.js';
 import { spinFor } from './fixtures/profiler-work.mjs';
 import { assertTraceInvariants, framesOf } from './profiler-helpers.mjs';
@@ -16,7 +16,7 @@ const ROOT = new URL('../../', import.meta.url).href;
 const Profiler = getProfiler();
 
 test("perfshim's own scripts are found from where its code runs", () => {
-  const glue = `Error\n    at ownScripts (${ROOT}glue/profiler-trace.js:31:3)\n    at x (${ROOT}glue/loader.js:1:1)`;
+  const glue = `Error\n    at ownScripts (${ROOT}glue/profiler/profiler-trace.js:31:3)\n    at x (${ROOT}glue/host/loader.js:1:1)`;
   assert.equal(ownScripts(glue), `${ROOT}glue/\n${ROOT}dist/`);
   // CommonJS: a path, named by its file: URL in V8's profiles.
   assert.equal(
@@ -38,7 +38,7 @@ test("perfshim's own scripts are found from where its code runs", () => {
   // The ES module sources served as they are: their folder.
   assert.equal(
     ownScripts(
-      'Error\n    at ownScripts (https://example.test/vendor/perfshim/glue/profiler-trace.js:30:3)',
+      'Error\n    at ownScripts (https://example.test/vendor/perfshim/glue/profiler/profiler-trace.js:30:3)',
     ),
     'https://example.test/vendor/perfshim/glue/',
   );

@@ -12,8 +12,8 @@ import { build } from 'esbuild';
 import { minify } from 'terser';
 import { esbuildPlugin } from '../../glue/instrument/index.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
-import { createProfilerClass } from '../../glue/profiler.js';
-import { loadCore } from '../../glue/loader.js';
+import { createProfilerClass } from '../../glue/profiler/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
 import { SAMPLERS } from './fixtures/instrument-switch.mjs';
 
 setFlagsFromString('--expose-gc');

@@ -3,8 +3,8 @@
 // case, a profiler started before the app's code loaded, is in test/browser/profiler-before-app-code).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from '../../glue/loader.js';
-import { createProfilerClass } from '../../glue/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
+import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { SWITCH_SRC, stacks, SAMPLERS } from './fixtures/instrument-switch.mjs';

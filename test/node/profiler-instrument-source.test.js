@@ -5,13 +5,13 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadCore } from '../../glue/loader.js';
-import { createProfilerClass } from '../../glue/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
+import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
-import { createExporters } from '../../glue/export.js';
+import { createExporters } from '../../glue/export/export.js';
 
 const URL_ = 'https://example.test/work.js';
 const work = await import(

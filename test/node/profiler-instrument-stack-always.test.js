@@ -5,8 +5,8 @@
 // switch stays on for the rest of this process.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from '../../glue/loader.js';
-import { createProfilerClass } from '../../glue/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
+import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes } from '../../glue/instrument/probes.js';

@@ -5,8 +5,8 @@
 // after the switch went off.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { createCore, loadCore } from '../../glue/loader.js';
-import { createProfilerClass } from '../../glue/profiler.js';
+import { createCore, loadCore } from '../../glue/host/loader.js';
+import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';

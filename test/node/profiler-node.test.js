@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import inspector from 'node:inspector';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { getProfiler, createProfilerClass } from '../../glue/profiler.js';
-import { loadCore } from '../../glue/loader.js';
-import { createTraceCodec } from '../../glue/profiler-trace.js';
-import { nodeSource } from '../../glue/profiler-node.js';
+import { getProfiler, createProfilerClass } from '../../glue/profiler/profiler.js';
+import { loadCore } from '../../glue/host/loader.js';
+import { createTraceCodec } from '../../glue/profiler/profiler-trace.js';
+import { nodeSource } from '../../glue/profiler/profiler-node.js';
 import { spinFor, outerWork, spinAndYield } from './fixtures/profiler-work.mjs';
 import { assertTraceInvariants, framesOf, samplesIn, positionOf } from './profiler-helpers.mjs';
 

@@ -1,10 +1,10 @@
-// The trace trie seen from JS (glue/profiler-trace.js over src/trace.c): re-encoding, output
+// The trace trie seen from JS (glue/profiler/profiler-trace.js over src/trace.c): re-encoding, output
 // shape (absent members absent), and views that survive memory growth.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createCore } from '../../glue/loader.js';
-import { createTraceCodec } from '../../glue/profiler-trace.js';
+import { createCore } from '../../glue/host/loader.js';
+import { createTraceCodec } from '../../glue/profiler/profiler-trace.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
 
 // A core of its own (growth here does not disturb other suites), of the build under test.

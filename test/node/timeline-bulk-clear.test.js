@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createCore } from '../../glue/loader.js';
+import { createCore } from '../../glue/host/loader.js';
 import { performance } from '../../glue/index.js';
 
 test('clearing every mark never grows the core memory, and a refill reuses it', () => {

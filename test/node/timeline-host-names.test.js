@@ -3,7 +3,7 @@
 // are not known is always asked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostNameFilter } from '../../glue/timeline.js';
+import { hostNameFilter } from '../../glue/timeline/timeline.js';
 
 // Chromium 156's PerformanceObserver.supportedEntryTypes (as read on this machine) without mark
 // and measure.

@@ -12,8 +12,8 @@
 //   3. nothing honest: NotSupportedError saying what would enable a measurement.
 // The spec's "memory measurement allowed predicate" comes first: a Window whose origin is not
 // the top-level origin, or a dedicated worker, gets a SecurityError.
-import { domException, failed } from './errors.js';
-import { isWindow, nativeHome, nativeMeasure } from './host.js';
+import { domException, failed } from '../host/errors.js';
+import { isWindow, nativeHome, nativeMeasure } from '../host/host.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 const g = globalThis;

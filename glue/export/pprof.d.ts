@@ -1,4 +1,4 @@
-import type { ProfilerTrace, PerformanceEntry } from './index.js';
+import type { ProfilerTrace, PerformanceEntry } from '../index.js';
 
 /** Options of toPprof. */
 export interface PprofOptions {

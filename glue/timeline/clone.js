@@ -6,7 +6,7 @@
 // Known edges: getters of plain objects met before that point run twice (read again by the
 // host's clone); a Proxy whose target is a plain object is copied as one (the host would throw
 // a DataCloneError).
-import { domException } from './errors.js';
+import { domException } from '../host/errors.js';
 
 const OBJECT_PROTO = Object.prototype;
 const ARRAY_PROTO = Array.prototype;

@@ -1,7 +1,7 @@
 // The Performance methods perfshim provides (User Timing 3, Performance Timeline 2), and the
 // realm that ties them to one core: `createRealm(core)` returns the ponyfill objects. The same
 // method functions are what `install()` puts on the host's Performance.prototype.
-import { failed, statusError, domException, nameInMessage } from './errors.js';
+import { failed, statusError, domException, nameInMessage } from '../host/errors.js';
 import {
   PS_E_LIMIT,
   PS_E_HOST_ARG,
@@ -12,7 +12,7 @@ import {
   PS_ARG_TIME as TIME,
   PS_ARG_MARK as NAMED,
   PS_ARG_HOST_ERROR as HOST_ERROR,
-} from './abi.js';
+} from '../host/abi.js';
 import {
   requireArgs,
   toDOMString,
@@ -20,7 +20,7 @@ import {
   toStringOrDouble,
   isObject,
   defineValue,
-} from './webidl.js';
+} from '../host/webidl.js';
 import { cloneDetail } from './clone.js';
 import {
   PerformanceEntry,
@@ -40,7 +40,7 @@ import {
   TIMING_NAMES,
   isHostPerformance,
   adoptHostPerformance,
-} from './host.js';
+} from '../host/host.js';
 
 const OPS = 'mark measure clearMarks clearMeasures getEntries getEntriesByType getEntriesByName';
 const CTX = Object.fromEntries(OPS.split(' ').map((op) => [op, failed(op, 'Performance')]));

@@ -11,9 +11,9 @@
 //   toFirefoxProfile the Firefox Profiler's processed profile format (version 58)
 //   fromCpuProfile   .cpuprofile -> ProfilerTrace, through the core's V8 import
 
-import { PS_E_PARSE as PARSE } from './abi.js';
-import { statusError } from './errors.js';
-import { createTraceCodec } from './profiler-trace.js';
+import { PS_E_PARSE as PARSE } from '../host/abi.js';
+import { statusError } from '../host/errors.js';
+import { createTraceCodec } from '../profiler/profiler-trace.js';
 import { marksAndMeasures } from './export-entries.js';
 
 const isU32 = (v) => Number.isInteger(v) && v >= 0 && v < 0xffffffff;

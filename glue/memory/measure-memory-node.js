@@ -24,7 +24,7 @@
 // domain); its url is require.main's file for CommonJS workers, else "".
 // Without node:inspector (Node built without it), only this thread is measured, without the GC.
 
-import { domException, failed } from './errors.js';
+import { domException, failed } from '../host/errors.js';
 
 /** The figures of the thread it runs in, from its own v8 and worker_threads modules; run there
  *  through Runtime.evaluate as `(${probeThread})(require('v8'), require('worker_threads'), ...)`. */

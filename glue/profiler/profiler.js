@@ -5,15 +5,21 @@
 // Profiler under the js-profiling document policy; instrument/source.js: code instrumented by
 // perfshim's transform); elsewhere the constructor throws NotAllowedError, as the spec's policy
 // check does, and says what would make it work.
-import { loadCore } from './loader.js';
-import { domException, failed, failedConstruct } from './errors.js';
-import { dictionarySource, isObject, requireArgs, toDouble, toUnsignedLong } from './webidl.js';
-import { webidlShape } from './entries.js';
-import { nativeNow } from './host.js';
+import { loadCore } from '../host/loader.js';
+import { domException, failed, failedConstruct } from '../host/errors.js';
+import {
+  dictionarySource,
+  isObject,
+  requireArgs,
+  toDouble,
+  toUnsignedLong,
+} from '../host/webidl.js';
+import { webidlShape } from '../timeline/entries.js';
+import { nativeNow } from '../host/host.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
 import { chromiumSource, PERFSHIM_PROFILER } from './profiler-chromium.js';
-import { instrumentSource } from './instrument/source.js';
+import { instrumentSource } from '../instrument/source.js';
 
 /** The sample sources of this runtime, best first: the native Profiler where it is allowed, V8's
  *  sampler in Node, then the instrumentation source when this context's code was instrumented. */

@@ -1,10 +1,10 @@
 // PerformanceObserver and PerformanceObserverEntryList (Performance Timeline, current draft).
 // Types perfshim owns are fed by the timeline's queue step; every other supported type is
 // delegated to the host's own PerformanceObserver and lands in the same observer buffer.
-import { failed, failedConstruct, domException } from './errors.js';
-import { dictionarySource, isObject, requireArgs, toDOMString, toDouble } from './webidl.js';
+import { failed, failedConstruct, domException } from '../host/errors.js';
+import { dictionarySource, isObject, requireArgs, toDOMString, toDouble } from '../host/webidl.js';
 import { webidlShape, INTERNAL } from './entries.js';
-import { native, nativeSupportedTypes } from './host.js';
+import { native, nativeSupportedTypes } from '../host/host.js';
 import { OWNED_TYPES, typeIndex, entryQueries } from './timeline.js';
 
 const warn = (message) => globalThis.console?.warn?.(`PerformanceObserver: ${message}`);

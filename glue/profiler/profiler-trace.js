@@ -2,9 +2,9 @@
 // native ProfilerTrace or frame lists, and read it back as the ProfilerTrace dictionary. Every
 // source goes through here, so every trace has the same shape whatever produced it.
 
-import * as abi from './abi.js';
-import { statusError } from './errors.js';
-import { encodeInto } from './io.js';
+import * as abi from '../host/abi.js';
+import { statusError } from '../host/errors.js';
+import { encodeInto } from '../host/io.js';
 
 /** ProfilerMarker values by PS_MARKER_* code ('' for none). */
 const MARKERS = Object.assign([], {
@@ -35,7 +35,7 @@ export function ownScripts(stack = String(new Error().stack)) {
   const url = at.startsWith('/')
     ? `file://${encodeURI(at).replace(/[?#]/g, encodeURIComponent)}`
     : at;
-  const dir = /^(file:.*\/)(?:glue|dist)\/[^/]*$/.exec(url);
+  const dir = /^(file:.*\/)(?:glue(?:\/[^/]+)?|dist)\/[^/]*$/.exec(url);
   if (dir) return `${dir[1]}glue/\n${dir[1]}dist/`;
   const glue = /^.*\/glue\//.exec(url);
   if (glue) return glue[0];

@@ -10,8 +10,8 @@
 // timestamp), the old chunk is folded into the trace, and if the buffer is full the session
 // stops there (the new chunk is discarded) and fires samplebufferfull.
 
-import { domException } from './errors.js';
-import { isNode, nativeNow } from './host.js';
+import { domException } from '../host/errors.js';
+import { isNode, nativeNow } from '../host/host.js';
 import { ChunkedSampler } from './sampler.js';
 
 // node:inspector (with worker_threads and streams behind it) costs ~6 ms to load: it is loaded

@@ -16,7 +16,7 @@
 // weight; period = options.interval, else the mean sample interval.
 import { gzipSync } from 'node:zlib';
 import * as pprof from 'pprof-format';
-import { toCpuProfile, performance } from './index.js';
+import { toCpuProfile, performance } from '../index.js';
 import { marksAndMeasures } from './export-entries.js';
 
 /**

@@ -3,7 +3,7 @@
 // "queue a PerformanceEntry" feeds. JS keeps what must be JS: the entry objects (slot ->
 // object, so queries return the same objects every time), their values in column chunks (an
 // entry held after a clear keeps its chunk) and the name -> id map.
-import { PS_E_LIMIT, PS_TYPE_MARK, PS_TYPE_MEASURE } from './abi.js';
+import { PS_E_LIMIT, PS_TYPE_MARK, PS_TYPE_MEASURE } from '../host/abi.js';
 import { Chunk, CHUNK_BITS, CHUNK, place, newEntry, looseEntry, detach } from './entries.js';
 import {
   native,
@@ -12,8 +12,8 @@ import {
   queueTask,
   reportException,
   isNode,
-} from './host.js';
-import { requireArgs, toDOMString } from './webidl.js';
+} from '../host/host.js';
+import { requireArgs, toDOMString } from '../host/webidl.js';
 
 /** The entry types perfshim owns, at their core type codes. */
 export const OWNED_TYPES = [];

@@ -1,4 +1,4 @@
-// One table from core status codes (glue/abi.js, generated from src/perfshim.h) to the
+// One table from core status codes (glue/host/abi.js, generated from src/perfshim.h) to the
 // exceptions the specs name, and the helpers that build exceptions with browser-like messages.
 // Nothing else in the shim throws strings.
 import * as abi from './abi.js';

@@ -1,16 +1,16 @@
 // performance.measureUserAgentSpecificMemory() (and its older name measureMemory()): a source
-// measures (glue/measure-memory-node.js, glue/measure-memory-browser.js) and hands the core an
+// measures (glue/memory/measure-memory-node.js, glue/memory/measure-memory-browser.js) and hands the core an
 // intermediate measurement; the core builds the spec's MemoryMeasurement (src/memory.c), which
 // is parsed here. The promise resolves in a task queued after the measurement, as the spec's
 // "queue a global task … to resolve promise" says; concurrent calls measure independently.
 // The result is built in a small core of its own (wasm/perfshim-memory.wasm: src/memory.c and
 // its JSON reader and writer), so that this module and that core can be loaded on first use
 // (glue/index.js); the source measures with the realm's core (its memory is counted).
-import { wasmBytes } from '../wasm/perfshim-memory.wasm.js';
-import { loadCore, instantiateCore, coreBytes } from './loader.js';
-import { statusError, failed } from './errors.js';
-import { PS_OK, PS_E_PARSE } from './abi.js';
-import { isNode, queueTask } from './host.js';
+import { wasmBytes } from '../../wasm/perfshim-memory.wasm.js';
+import { loadCore, instantiateCore, coreBytes } from '../host/loader.js';
+import { statusError, failed } from '../host/errors.js';
+import { PS_OK, PS_E_PARSE } from '../host/abi.js';
+import { isNode, queueTask } from '../host/host.js';
 import { measureNode } from './measure-memory-node.js';
 import { measureBrowser } from './measure-memory-browser.js';
 

@@ -1,8 +1,8 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
-// exports with the io layer (glue/io.js) every glue module uses. One cached instantiation;
+// exports with the io layer (glue/host/io.js) every glue module uses. One cached instantiation;
 // `createCore(bytes)` lets a test hand in another build. The wasm/*.wasm.js modules embed each
 // core as a string of one character per byte (tools/embed-wasm.mjs).
-import { wasmBytes } from '../wasm/perfshim.wasm.js';
+import { wasmBytes } from '../../wasm/perfshim.wasm.js';
 import { createIo, withTransfers } from './io.js';
 
 /** The bytes of an embedded module (tools/embed-wasm.mjs's `wasmBytes`). */
@@ -28,7 +28,7 @@ export function createCore(bytes = embeddedBytes(wasmBytes)) {
 }
 
 /** Instantiate a module of the core (the full core, the Measure Memory core) from its bytes:
- *  its exports behind the io layer (glue/io.js), transfers included. (Not createCore: its
+ *  its exports behind the io layer (glue/host/io.js), transfers included. (Not createCore: its
  *  default would pull the full core into the Measure Memory bundle.) */
 export function instantiateCore(bytes) {
   return withTransfers(instantiateBare(bytes));

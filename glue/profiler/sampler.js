@@ -7,7 +7,7 @@
 // chunk starts (startChunk), stops (stopChunk: its result, or a promise of it), is folded
 // (importChunk) and is dropped unread (discardChunk); the source's start() constructs it and
 // starts the first chunk.
-import { nativeNow } from './host.js';
+import { nativeNow } from '../host/host.js';
 
 const isPromise = (v) => v !== null && typeof v === 'object' && typeof v.then === 'function';
 /** f(v), or a promise of it when v is a promise. */

@@ -7,8 +7,8 @@
 // Host entries (resource, navigation, paint, Node's function/gc/...) are not ours: the
 // PerformanceEntry accessors forward them to the host's own accessors, and `instanceof
 // PerformanceEntry` accepts them, so a mixed timeline reads the same way everywhere.
-import { failed, failedConstruct, domException, nameInMessage } from './errors.js';
-import { requireArgs, toDOMString, toDouble, dictionarySource } from './webidl.js';
+import { failed, failedConstruct, domException, nameInMessage } from '../host/errors.js';
+import { requireArgs, toDOMString, toDouble, dictionarySource } from '../host/webidl.js';
 import { cloneDetail } from './clone.js';
 import {
   native,
@@ -17,7 +17,7 @@ import {
   TIMING_NAMES,
   hasNavigationId,
   currentNavigationId,
-} from './host.js';
+} from '../host/host.js';
 
 export const INTERNAL = Symbol('perfshim.internal');
 const illegal = (what) => new TypeError(`${what}: Illegal invocation`);
