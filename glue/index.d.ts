@@ -100,7 +100,9 @@ export type ProfilerMarker = 'script' | 'gc' | 'style' | 'layout' | 'paint' | 'o
 export interface ProfilerSample { timestamp: number; stackId?: number; marker?: ProfilerMarker }
 export interface ProfilerTrace { resources: string[]; frames: ProfilerFrame[]; stacks: ProfilerStack[]; samples: ProfilerSample[] }
 /** JS Self-Profiling. Node: V8's sampler through node:inspector; Chromium: the native Profiler
- *  (Document-Policy: js-profiling); elsewhere the constructor throws NotAllowedError. */
+ *  (Document-Policy: js-profiling); other pages and workers: the instrumentation source (code
+ *  built through perfshim's transform); elsewhere the constructor throws NotAllowedError. A full
+ *  buffer fires samplebufferfull once; stop() then resolves with the capped trace. */
 export declare class Profiler extends EventTarget {
   constructor(options: ProfilerInitOptions);
   readonly sampleInterval: number;

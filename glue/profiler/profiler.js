@@ -3,8 +3,9 @@
 // moment stop() hands it over as a plain ProfilerTrace. Samples come from the best source the
 // host has (profiler-node.js: V8 through node:inspector; profiler-chromium.js: the native
 // Profiler under the js-profiling document policy; instrument/source.js: code instrumented by
-// perfshim's transform); elsewhere the constructor throws NotAllowedError, as the spec's policy
-// check does, and says what would make it work.
+// perfshim's transform, in any window or worker at once); where none can profile (outside a
+// window or worker: Node without its inspector and no instrumented code), the constructor throws
+// NotAllowedError, as the spec's policy check does, and says what would make it work.
 import { loadCore } from '../host/loader.js';
 import { domException, failed, failedConstruct } from '../host/errors.js';
 import {
