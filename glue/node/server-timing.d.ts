@@ -4,13 +4,13 @@ import type { PerformanceMeasure } from '../index.js';
 export interface ServerTimingOptions {
   /** Only measures whose name starts with this. */
   prefix?: string;
-  /** Only measures this accepts. */
+  /** Only measures this accepts (a throw leaves the measure out, reported once as a warning). */
   filter?: (entry: PerformanceMeasure) => boolean;
   /** At most this many measures in a header (default 30). */
   maxEntries?: number;
   /** At most this many characters of header, `total` included (default 2048). */
   maxHeaderLength?: number;
-  /** Clear the request's marks and measures when it ends (default true). */
+  /** Remove the marks and measures the request made (only those) when it ends (default true). */
   clear?: boolean;
   /** The name of the whole request's metric (default 'total'), or false for none. */
   total?: string | false;

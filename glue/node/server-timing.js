@@ -11,11 +11,15 @@
 // a metric name is an RFC 7230 token (other characters become `_`, the original name then goes
 // in desc), desc is a quoted-string (`"` and `\` escaped; characters a header cannot carry are
 // percent-encoded as UTF-8). Capped by maxEntries and maxHeaderLength; `total` always fits.
-// Cleanup: the request's measures are cleared by name when it ends, and its marks too once no
-// other request in flight has made a mark of the same name (clearMarks is by name; clearing a
-// mark another request still needs would make its measure() throw).
+// Lifetime: a request's state ends when its response is over ('finish' or 'close') and its
+// handler is done with it (it called res.end(), or the promise next() returned settled): a
+// client that goes away early ends nothing under a handler still at work. A handler that never
+// ends its response after its client left keeps its entries as long as it holds the request.
+// Cleanup (clear: true): exactly the marks and measures the request made are removed when its
+// state ends; same-named entries of start-up code, background work or other requests stay.
+// A `filter` that throws leaves its measure out and is reported once as a process warning.
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { onQueued, performance } from './queue-hook.js';
+import { onQueued, performance, realm } from './queue-hook.js';
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const NOT_TOKEN = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/g;
@@ -34,6 +38,8 @@ export function quoteString(s) {
   for (const ch of String(s)) {
     const c = ch.codePointAt(0);
     if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (ch === '%')
+      out += '%25'; // the escape character itself, so that desc decodes back
     else if (c === 9 || (c >= 0x20 && c < 0x7f)) out += ch;
     else if (c >= 0xd800 && c <= 0xdfff)
       out += '%EF%BF%BD'; // a lone surrogate: U+FFFD
@@ -42,26 +48,46 @@ export function quoteString(s) {
   return `${out}"`;
 }
 
-const LISTEN = ['on', 'addListener', 'once', 'prependListener', 'prependOnceListener'];
+/** The methods that add a listener -> the method their wrapper is added with (a once-method's
+ *  wrapper removes itself). */
+const ADD = {
+  on: 'on',
+  addListener: 'addListener',
+  prependListener: 'prependListener',
+  once: 'on',
+  prependOnceListener: 'prependListener',
+};
 
 /** Run the listeners later added to `emitter` (the request) in `resource`'s async context:
  *  its events come from the connection's parser, whose context is not the request's, so a body
  *  read with req.on('data'/'end') would otherwise lose the request's store. The response's
  *  events are not bound: they come after the header is sent (and binding costs ~5 µs of CPU a
- *  request). `.listener` keeps removeListener(original) working, as for once() wrappers. */
+ *  request). Each wrapper's `.listener` is the original, which is how EventEmitter matches
+ *  removeListener(original); a once-listener is one wrapper that removes itself (Node's own
+ *  once() would wrap ours again, and removeListener(original) would miss it). */
 function bindListeners(resource, emitter) {
-  for (const method of LISTEN) {
-    const original = emitter[method];
-    if (typeof original !== 'function') continue;
+  const originals = {};
+  for (const method in ADD) originals[method] = emitter[method];
+  for (const method in ADD) {
+    const original = originals[method],
+      add = originals[ADD[method]],
+      once = ADD[method] !== method;
+    if (typeof original !== 'function' || typeof add !== 'function') continue;
     emitter[method] = function listenInRequestContext(event, listener) {
       if (typeof listener !== 'function') return original.call(this, event, listener);
       // runInAsyncScope rather than resource.bind(): bind() defines a deprecated property on
       // every function it returns, which cost ~7 % of a request's CPU time (measured).
+      let fired = false;
       const bound = function inRequestContext(...args) {
+        if (once) {
+          this.removeListener(event, bound);
+          if (fired) return undefined;
+          fired = true;
+        }
         return resource.runInAsyncScope(listener, this, ...args);
       };
       bound.listener = listener;
-      return original.call(this, event, bound);
+      return add.call(this, event, bound);
     };
   }
 }
@@ -87,7 +113,7 @@ function positiveInt(v, name, fallback) {
 /**
  * options: prefix (only measures whose name starts with it), filter(entry) (only measures it
  * accepts), maxEntries (default 30), maxHeaderLength (default 2048 characters, `total`
- * included), clear (default true: clear the request's marks and measures when it ends),
+ * included), clear (default true: remove the marks and measures the request made),
  * total (default 'total'; false for none). A measure's desc is `detail.description` when that
  * is a string.
  */
@@ -105,21 +131,31 @@ export function serverTiming(options = {}) {
   const maxHeaderLength = positiveInt(options.maxHeaderLength, 'maxHeaderLength', 2048);
 
   const als = new AsyncLocalStorage();
-  const markHolders = new Map(); // mark name -> requests in flight that made one
+  let filterWarned = false;
+
+  /** filter(entry), a throw counting as "no" (reported once: never thrown into the server). */
+  function accepts(entry) {
+    try {
+      return !!filter(entry);
+    } catch (e) {
+      if (!filterWarned) {
+        filterWarned = true;
+        process.emitWarning(
+          `serverTiming: options.filter threw, its measures are left out: ${e && e.stack ? e.stack : e}`,
+          'PerfshimWarning',
+        );
+      }
+      return false;
+    }
+  }
 
   onQueued(['mark', 'measure'], (entry) => {
     const req = als.getStore();
     if (req === undefined || req.done) return;
-    if (entry.entryType === 'mark') {
-      if (clear && !req.marks.has(entry.name)) {
-        req.marks.add(entry.name);
-        markHolders.set(entry.name, (markHolders.get(entry.name) || 0) + 1);
-      }
-      return;
-    }
-    if (clear) req.measures.add(entry.name);
+    if (clear) req.made.push(entry);
+    if (entry.entryType === 'mark') return;
     if (prefix !== undefined && !entry.name.startsWith(prefix)) return;
-    if (filter !== undefined && !filter(entry)) return;
+    if (filter !== undefined && !accepts(entry)) return;
     if (req.metrics.length < maxEntries) req.metrics.push(entry);
   });
 
@@ -142,28 +178,21 @@ export function serverTiming(options = {}) {
     return out;
   }
 
+  /** The request's state ends once its response is over and its handler is done with it. */
   function finish(req) {
-    if (req.done) return;
+    if (req.done || !req.over || !req.handled) return;
     req.done = true;
-    if (!clear) return;
-    for (const name of req.measures) performance.clearMeasures(name);
-    for (const name of req.marks) {
-      const n = markHolders.get(name) - 1;
-      if (n > 0) {
-        markHolders.set(name, n);
-        continue;
-      }
-      markHolders.delete(name);
-      performance.clearMarks(name);
-    }
+    if (clear) realm.timeline.remove(req.made);
+    req.made = null;
   }
 
   return function serverTimingMiddleware(req, res, next) {
     const state = {
       start: performance.now(),
       metrics: [],
-      marks: new Set(),
-      measures: new Set(),
+      made: [], // the entries the request made (clear: true)
+      over: false, // the response finished or its connection closed
+      handled: false, // the handler ended the response, or its promise settled
       done: false,
     };
     const writeHead = res.writeHead;
@@ -178,12 +207,31 @@ export function serverTiming(options = {}) {
       }
       return writeHead.apply(this, args);
     };
-    const done = () => finish(state);
-    res.once('finish', done);
-    res.once('close', done);
-    return als.run(state, () => {
+    const handled = () => {
+      state.handled = true;
+      finish(state);
+    };
+    const end = res.end;
+    res.end = function endAndFinish(...args) {
+      res.end = end;
+      try {
+        return end.apply(this, args);
+      } finally {
+        handled();
+      }
+    };
+    const over = () => {
+      state.over = true;
+      finish(state);
+    };
+    res.once('finish', over);
+    res.once('close', over);
+    const result = als.run(state, () => {
       bindListeners(new AsyncResource('perfshim.serverTiming'), req);
       return typeof next === 'function' ? next() : undefined;
     });
+    if (result !== null && typeof result === 'object' && typeof result.then === 'function')
+      result.then(handled, handled);
+    return result;
   };
 }

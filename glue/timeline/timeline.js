@@ -226,15 +226,45 @@ export class Timeline {
     // The core reuses these slots: each entry object gets values of its own first.
     const mem = core.u32(),
       base = core.results();
-    for (let m = 0; m < n; m++) {
-      const k = mem[base + m] >>> 1,
-        j = k >>> CHUNK_BITS,
-        i = k & (CHUNK - 1),
-        c = this.chunks[type][j];
-      detach(this.objects[type][j][i]);
-      this.objects[type][j][i] = undefined;
-      c.n[i] = undefined;
-      if (c.x !== null) c.x[i] = undefined;
+    for (let m = 0; m < n; m++) this.release(type, mem[base + m]);
+  }
+
+  /** The entry object of a slot the core no longer holds: it keeps values of its own, and the
+   *  tables forget it (the core reuses the slot). */
+  release(type, slot) {
+    const k = slot >>> 1,
+      j = k >>> CHUNK_BITS,
+      i = k & (CHUNK - 1),
+      c = this.chunks[type][j];
+    detach(this.objects[type][j][i]);
+    this.objects[type][j][i] = undefined;
+    c.n[i] = undefined;
+    if (c.x !== null) c.x[i] = undefined;
+  }
+
+  /** Remove exactly these entry objects from the buffer (same-named others stay); an entry no
+   *  longer buffered is skipped. O(entries of each name involved). */
+  remove(entries) {
+    const core = this.core;
+    const byName = new Map(); // "type name" -> the entries to remove
+    for (const e of entries) {
+      const type = typeIndex(e.entryType),
+        key = `${type} ${e.name}`;
+      if (!byName.has(key)) byName.set(key, new Set());
+      byName.get(key).add(e);
+    }
+    for (const doomed of byName.values()) {
+      const [first] = doomed,
+        type = typeIndex(first.entryType),
+        id = this.names.get(first.name);
+      if (id === undefined) continue;
+      const n = core.check(core.x.ps_timeline_query(type, id), 'perfshim');
+      const slots = core.u32().slice(core.results(), core.results() + n); // the next call may reuse the buffer
+      for (const slot of slots) {
+        const k = slot >>> 1,
+          e = this.objects[type][k >>> CHUNK_BITS][k & (CHUNK - 1)];
+        if (doomed.has(e) && core.x.ps_timeline_remove(slot, id)) this.release(type, slot);
+      }
     }
   }
 
