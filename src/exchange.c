@@ -13,6 +13,9 @@
  * `in` and `res` may be reallocated when they grow and memory may grow under any call, so the
  * shim re-derives its typed-array views after any call that may allocate. Costs: amortised
  * O(1) per byte reserved; a blob is handed over without a copy.
+ * Bounds: `in` never holds more than PS_EXCHANGE_MAX bytes, and a call that reads it asks
+ * ps__exchange_read for the whole extent it computed from its counts (in 64 bits), so counts
+ * that do not match what the shim reserved are refused instead of read past the buffer.
  */
 #include <stdlib.h>
 #include "internal.h"
@@ -35,8 +38,10 @@ static uint32_t grow_cap(uint32_t cap, uint32_t need)
 
 PS_API uint8_t *ps_exchange_reserve(uint32_t bytes)
 {
+    if (bytes > PS_EXCHANGE_MAX) return 0;
     if (bytes > in_cap) {
         uint32_t cap = grow_cap(in_cap, bytes);
+        if (cap > PS_EXCHANGE_MAX) cap = PS_EXCHANGE_MAX;
         uint8_t *p = realloc(in_buf, cap);
         if (!p) return 0;
         in_buf = p;
@@ -46,6 +51,12 @@ PS_API uint8_t *ps_exchange_reserve(uint32_t bytes)
 }
 
 const uint8_t *ps__exchange_bytes(void) { return in_buf; }
+
+const uint8_t *ps__exchange_read(uint64_t bytes)
+{
+    if (bytes > in_cap) return 0;
+    return in_buf ? in_buf : (const uint8_t *)"";
+}
 
 uint32_t *ps__result_reserve(uint32_t count)
 {

@@ -412,9 +412,11 @@ PS_API int32_t ps_export_trace_events(int32_t h, uint32_t pid, uint32_t tid, uin
 {
     view v;
     if (view_of(h, &v) != PS_OK) return PS_E_ARG;
+    const uint8_t *in = ps__exchange_read(url_len);
+    if (!in) return PS_E_ARG;
     uint8_t *url = malloc((size_t)url_len + 1);
     if (!url) return PS_E_NOMEM;
-    memcpy(url, ps__exchange_bytes(), url_len);
+    memcpy(url, in, url_len);
     meta_ids m = meta_of(&v);
     writer *w = &W;
     w->len = 0;
@@ -515,7 +517,8 @@ static void speedscope_name(writer *w, const view *v, uint32_t f)
 PS_API int32_t ps_export_speedscope(int32_t h, uint32_t name_len)
 {
     view v;
-    const uint8_t *xb = ps__exchange_bytes();
+    const uint8_t *xb = ps__exchange_read(name_len);
+    if (!xb) return PS_E_ARG;
     uint8_t *name = malloc((size_t)name_len + 1);
     if (!name) return PS_E_NOMEM;
     memcpy(name, xb, name_len);
@@ -661,10 +664,11 @@ NOINLINE static void length(writer *w, uint32_t n)
 PS_API int32_t ps_export_firefox(int32_t h, uint32_t name_len, double start_ms, double interval_ms)
 {
     view v;
-    if (!isfinite(start_ms) || isnan(interval_ms)) return PS_E_ARG;
+    const uint8_t *in = ps__exchange_read(name_len);
+    if (!in || !isfinite(start_ms) || isnan(interval_ms)) return PS_E_ARG;
     uint8_t *name = malloc((size_t)name_len + 1);
     if (!name) return PS_E_NOMEM;
-    memcpy(name, ps__exchange_bytes(), name_len);
+    memcpy(name, in, name_len);
     if (view_of(h, &v) != PS_OK) { free(name); return PS_E_ARG; }
     uint32_t nn = ps__trace_string_count(h, PS_STRINGS_NAMES), gc = v.gc_hits ? 1 : 0;
     writer *w = &W;

@@ -16,6 +16,9 @@
 
 /* The bytes last written into the exchange buffer (valid until the next reserve). */
 const uint8_t *ps__exchange_bytes(void);
+/* The same, for a call that reads `bytes` bytes of it (an extent computed from its arguments in
+ * 64 bits): 0 when the buffer holds fewer, so the caller refuses the call (PS_E_ARG). */
+const uint8_t *ps__exchange_read(uint64_t bytes);
 /* Room for `count` u32 results in the result buffer (0 on allocation failure). */
 uint32_t *ps__result_reserve(uint32_t count);
 /* Hand the shim a blob of `len` bytes (replacing and releasing the previous one). `owned`: the

@@ -497,7 +497,9 @@ static int parse_native(ctx *c, node *m)
 
 static int build(ctx *c, uint32_t len)
 {
-    int st = ps__json_parse(&c->in, ps__exchange_bytes(), len);
+    const uint8_t *json = ps__exchange_read(len);
+    if (!json) return PS_E_ARG;
+    int st = ps__json_parse(&c->in, json, len);
     if (st == PS_E_PARSE) return fail(c, "the intermediate measurement is not valid JSON");
     if (st != PS_OK) return st;
     node *in = ps__json_at(&c->in, 0);

@@ -50,7 +50,12 @@ enum {
  * buffer for outputs (slot lists), eight f64 out registers. Buffers may move when they grow;
  * the shim re-derives its views after any call that may allocate.
  */
-/* A pointer to at least `bytes` writable bytes (0 on allocation failure). Borrowed. */
+/* The most bytes the exchange buffer holds (2 GiB - 1: a wasm32 memory has 4 GiB at most, and
+ * a call needs room for its own work beside its input). The shim checks an input's size against
+ * it before writing, since a JS length times a record size can pass 2^32 and wrap. */
+#define PS_EXCHANGE_MAX 0x7fffffff
+/* A pointer to at least `bytes` writable bytes (0 when bytes > PS_EXCHANGE_MAX or on allocation
+ * failure). Borrowed. Calls that read the buffer refuse (PS_E_ARG) an extent it does not hold. */
 PS_API uint8_t *ps_exchange_reserve(uint32_t bytes);
 /* The u32 result buffer of the last query; its length is what the query returned. Borrowed. */
 PS_API uint32_t *ps_result_ptr(void);

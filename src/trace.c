@@ -291,9 +291,11 @@ PS_API int32_t ps_trace_hide(int32_t h, uint32_t len)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
+    const uint8_t *in = ps__exchange_read(len);
+    if (!in) return PS_E_ARG;
     uint8_t *copy = malloc((size_t)len + 1);
     if (!copy) return PS_E_NOMEM;
-    memcpy(copy, ps__exchange_bytes(), len);
+    memcpy(copy, in, len);
     free(t->hide);
     t->hide = copy;
     t->hide_len = len;
@@ -316,7 +318,8 @@ int32_t ps__trace_resource(int32_t h, uint32_t len)
 {
     trace *t = get(h);
     if (!t) return PS_E_ARG;
-    return ps__pool_intern(&t->resources, ps__exchange_bytes(), len);
+    const uint8_t *in = ps__exchange_read(len);
+    return in ? ps__pool_intern(&t->resources, in, len) : PS_E_ARG;
 }
 
 static int32_t frame_from_bytes(trace *t, const uint8_t *name, uint32_t name_len, int32_t res,
@@ -332,7 +335,8 @@ int32_t ps__trace_frame(int32_t h, uint32_t name_len, int32_t res, uint32_t line
     trace *t = get(h);
     if (!t) return PS_E_ARG;
     if (res < -1 || (res >= 0 && (uint32_t)res >= t->resources.ids)) return PS_E_ARG;
-    return frame_from_bytes(t, ps__exchange_bytes(), name_len, res, line, col);
+    const uint8_t *in = ps__exchange_read(name_len);
+    return in ? frame_from_bytes(t, in, name_len, res, line, col) : PS_E_ARG;
 }
 
 int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, const uint8_t *url,
@@ -453,9 +457,9 @@ PS_API int32_t ps_trace_import_v8_nodes(int32_t h, uint32_t count, uint32_t nchi
     trace *t = get(h);
     if (!t) return PS_E_ARG;
     v8_clear(t);
-    if (count > (UINT32_MAX / (8 * N_WORDS)) - 1 || nchildren > UINT32_MAX / 16 - count * N_WORDS)
-        return PS_E_ARG;
-    const double *in = (const double *)(const void *)ps__exchange_bytes();
+    const double *in = (const double *)(const void *)ps__exchange_read(
+        ((uint64_t)count * N_WORDS + nchildren) * 8 + bytes);
+    if (!in) return PS_E_ARG;
     const double *kids = in + (size_t)count * N_WORDS;
     const uint8_t *b = (const uint8_t *)(kids + nchildren);
     size_t words = (size_t)count * R_WORDS;
@@ -652,8 +656,8 @@ PS_API int32_t ps_trace_import_v8_samples(int32_t h, uint32_t count, double star
     if (!isfinite(start_us) || !isfinite(offset_ms) || isnan(after_ms) || isnan(until_ms))
         return PS_E_ARG;
     if (!count) return 0;
-    if (count > UINT32_MAX / 16) return PS_E_ARG;
-    const double *in = (const double *)(const void *)ps__exchange_bytes();
+    const double *in = (const double *)(const void *)ps__exchange_read((uint64_t)count * 16);
+    if (!in) return PS_E_ARG;
     double *ts = malloc((size_t)count * 8);
     uint32_t *rs = malloc((size_t)count * 4);
     if (!ts || !rs) { free(ts); free(rs); return PS_E_NOMEM; }
@@ -664,10 +668,14 @@ PS_API int32_t ps_trace_import_v8_samples(int32_t h, uint32_t count, double star
         double id = in[k], delta = in[count + k];
         int32_t r = t->v8_map && is_id(id, UINT32_MAX) ? v8_lookup(t, (uint32_t)id) : -1;
         if (r < 0) { status = bad(PS_BAD_SAMPLE_NODE, k, 0); break; }
-        /* V8 writes whole µs; the import keeps µs resolution. */
-        if (!(fabs(delta) < 2147483648.0)) { status = bad(PS_BAD_TIME_DELTA, k, 0); break; }
+        /* V8 writes whole µs; the import keeps µs resolution. A delta has no other limit (the
+         * format's are JSON numbers: an idle gap of hours is one delta). */
+        if (!isfinite(delta)) { status = bad(PS_BAD_TIME_DELTA, k, 0); break; }
         us += nearbyint(delta);
         double ms = nearbyint(us - off_us) / 1000.0;
+        /* The sum or the offset can leave the doubles (offset_ms 1e306 is 1e309 µs): refused,
+         * never dropped as if out of range. */
+        if (!isfinite(ms)) { status = bad(PS_BAD_SAMPLE_TIME, k, 0); break; }
         if (!(ms > after_ms) || ms > until_ms) continue;
         ts[n] = ms;
         rs[n++] = (uint32_t)r;
@@ -702,8 +710,8 @@ PS_API int32_t ps_trace_import(int32_t h, uint32_t nr, uint32_t nf, uint32_t ns,
     if (!t) return PS_E_ARG;
     uint64_t words = (uint64_t)nr * TR_WORDS + (uint64_t)nf * TF_WORDS + (uint64_t)ns * TS_WORDS +
                      (uint64_t)nsm * TM_WORDS;
-    if (words > UINT32_MAX / 16 || isnan(after_ms) || isnan(until_ms)) return PS_E_ARG;
-    const double *R = (const double *)(const void *)ps__exchange_bytes();
+    const double *R = (const double *)(const void *)ps__exchange_read(words * 8 + bytes);
+    if (!R || isnan(after_ms) || isnan(until_ms)) return PS_E_ARG;
     const double *F = R + (size_t)nr * TR_WORDS, *S = F + (size_t)nf * TF_WORDS;
     const double *M = S + (size_t)ns * TS_WORDS;
     const uint8_t *b = (const uint8_t *)(M + (size_t)nsm * TM_WORDS);

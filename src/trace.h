@@ -71,7 +71,8 @@ enum {
     PS_BAD_NODE_TWO_PARENTS = 16, /* nodes[i] has two parents */
     PS_BAD_NODE_CYCLE = 17,     /* the nodes form a cycle through nodes[i] */
     PS_BAD_SAMPLE_NODE = 18,    /* samples[i] names no node */
-    PS_BAD_TIME_DELTA = 19      /* timeDeltas[i] is not a finite number of µs below 2^31 */
+    PS_BAD_TIME_DELTA = 19,     /* timeDeltas[i] is not a finite number of µs */
+    PS_BAD_SAMPLE_TIME = 20     /* samples[i]'s time (start + deltas - offset) is not finite */
 };
 
 /* Import a ProfilerTrace into trace `h`: `nr` resources (offset, length), `nf` frames (name
@@ -100,7 +101,7 @@ PS_API int32_t ps_trace_import_v8_nodes(int32_t trace, uint32_t count, uint32_t 
  * offset_ms; samples at or before `after_ms` or after `until_ms` are skipped. Samples are
  * appended in time order (V8 may emit small negative deltas). Returns the number appended
  * (stops at the buffer limit; see ps_trace_info) or a negative status (PS_BAD_SAMPLE_NODE,
- * PS_BAD_TIME_DELTA). */
+ * PS_BAD_TIME_DELTA, PS_BAD_SAMPLE_TIME). */
 PS_API int32_t ps_trace_import_v8_samples(int32_t trace, uint32_t count, double start_us, double offset_ms, double after_ms, double until_ms);
 
 /* Leave out the frames of some scripts from this trace's later imports: `len` bytes in the

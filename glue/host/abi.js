@@ -24,6 +24,7 @@ export const PS_ARG_ABSENT = 0;
 export const PS_ARG_TIME = 1;
 export const PS_ARG_MARK = 2;
 export const PS_ARG_HOST_ERROR = 4;
+export const PS_EXCHANGE_MAX = 2147483647;
 
 // trace.h
 export const PS_MARKER_NONE = 0;
@@ -63,5 +64,6 @@ export const PS_BAD_NODE_TWO_PARENTS = 16;
 export const PS_BAD_NODE_CYCLE = 17;
 export const PS_BAD_SAMPLE_NODE = 18;
 export const PS_BAD_TIME_DELTA = 19;
+export const PS_BAD_SAMPLE_TIME = 20;
 export const PS_STRINGS_RESOURCES = 0;
 export const PS_STRINGS_NAMES = 1;

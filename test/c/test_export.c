@@ -356,6 +356,20 @@ TEST(bad_handles_are_refused)
     ps_blob_release();   /* twice is fine */
 }
 
+/* A name or URL longer than the exchange buffer holds is refused, never copied from past it. */
+TEST(string_arguments_are_read_only_within_the_exchange)
+{
+    int32_t t = small_trace();
+    uint32_t far = 1u << 26; /* 64 MB: more than any earlier test reserved */
+    ps_exchange_reserve(16);
+    CHECK_EQ_INT(ps_export_speedscope(t, far), PS_E_ARG);
+    CHECK_EQ_INT(ps_export_trace_events(t, 1, 1, far), PS_E_ARG);
+    CHECK_EQ_INT(ps_export_firefox(t, far, 0, 0), PS_E_ARG);
+    CHECK(ps_export_speedscope(t, puts_("ok")) >= 0);
+    ps_blob_release();
+    ps_trace_free(t);
+}
+
 int main(void)
 {
     RUN(an_empty_trace_exports_a_root_and_no_samples);
@@ -367,5 +381,6 @@ int main(void)
     RUN(firefox_tables_map_the_trie_with_prefix_as_parent);
     RUN(deep_stacks_export_without_recursion);
     RUN(bad_handles_are_refused);
+    RUN(string_arguments_are_read_only_within_the_exchange);
     return CHECK_DONE();
 }

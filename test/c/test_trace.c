@@ -631,6 +631,55 @@ TEST(many_traces_at_once)
     for (int i = 1; i < 40; i += 2) ps_trace_free(h[i]);
 }
 
+/* Every import reads only what the exchange buffer holds: counts whose records (a JS length
+ * times a record size, which the shim could wrap past 2^32) reach past it are refused, never
+ * read (ASan reports a read past the buffer before the bound). */
+TEST(imports_read_only_what_the_exchange_holds)
+{
+    int32_t t = ps_trace_new(10);
+    memset(ps_exchange_reserve(64), 0, 64);
+    uint32_t far = 1u << 26; /* 64 MB: more than any earlier test reserved */
+    CHECK_EQ_INT(ps_trace_hide(t, far), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, far / 80, 0, 1), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_import_v8_nodes(t, 0, far / 8, 0), PS_E_ARG);
+    CHECK_EQ_INT(import_nodes(t, PROFILE, 9), PS_OK);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, far / 16, 0, 0, -INFINITY, INFINITY), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 268435457u, 0, 0, -INFINITY, INFINITY), PS_E_ARG);
+    memset(ps_exchange_reserve(64), 0, 64);
+    CHECK_EQ_INT(ps_trace_import(t, 1, 0, 0, 0, far, -INFINITY, INFINITY), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_import(t, 0, 0, 0, far / 24, 0, -INFINITY, INFINITY), PS_E_ARG);
+    CHECK_EQ_INT(ps_trace_import(t, 0, 107374183u, 0, 0, 0, -INFINITY, INFINITY), PS_E_ARG);
+    CHECK_EQ_INT(ps__trace_resource(t, far), PS_E_ARG);
+    CHECK_EQ_DBL(info(t, 3), 0);
+    CHECK(invariants(t));
+    /* The buffer itself stops at PS_EXCHANGE_MAX, below the 4 GiB a wasm32 memory can hold. */
+    CHECK(ps_exchange_reserve(PS_EXCHANGE_MAX + 1u) == 0);
+    CHECK(ps_exchange_reserve(0xffffffffu) == 0);
+    ps_trace_free(t);
+}
+
+/* A .cpuprofile's deltas are JSON numbers: a gap of 2^31 µs (35.8 min) or more imports; a
+ * sample time that leaves the doubles (an offset of 1e306 ms) is refused, not dropped. */
+TEST(v8_deltas_have_no_int32_limit)
+{
+    int32_t t = ps_trace_new(10);
+    CHECK_EQ_INT(import_nodes(t, PROFILE, 9), PS_OK);
+    double *b = (double *)(void *)ps_exchange_reserve(4 * 8);
+    b[0] = 7; b[1] = 7; b[2] = 1000; b[3] = 3e9; /* ids 7, 7; deltas 1 ms, 50 min */
+    CHECK_EQ_INT(ps_trace_import_v8_samples(t, 2, 0, 0, -INFINITY, INFINITY), 2);
+    const double *ts = ps_trace_column(t, PS_COL_SAMPLE_TIME);
+    CHECK_EQ_DBL(ts[0], 1);
+    CHECK_EQ_DBL(ts[1], 3000001);
+    b = (double *)(void *)ps_exchange_reserve(4 * 8);
+    b[0] = 7; b[1] = 7; b[2] = 1000; b[3] = 1000;
+    CHECK(bad_is(ps_trace_import_v8_samples(t, 2, 0, 1e306, -INFINITY, INFINITY), PS_BAD_SAMPLE_TIME, 0));
+    b[3] = INFINITY;
+    CHECK(bad_is(ps_trace_import_v8_samples(t, 2, 0, 0, -INFINITY, INFINITY), PS_BAD_TIME_DELTA, 1));
+    CHECK_EQ_DBL(info(t, 3), 2);
+    CHECK(invariants(t));
+    ps_trace_free(t);
+}
+
 int main(void)
 {
     RUN(handles_are_independent_and_reused);
@@ -648,5 +697,7 @@ int main(void)
     RUN(v8_children_lists_give_the_parents);
     RUN(strings_come_out_as_a_borrowed_blob_with_lengths);
     RUN(many_traces_at_once);
+    RUN(imports_read_only_what_the_exchange_holds);
+    RUN(v8_deltas_have_no_int32_limit);
     return CHECK_DONE();
 }
