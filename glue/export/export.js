@@ -46,9 +46,9 @@ export function createExporters(core) {
   const codec = createTraceCodec(core);
   const fail = (op, detail) => statusError(PARSE, `perfshim ${op}`, detail);
 
-  /** fn(h) on a scratch trace for `n` samples, freed afterwards. */
-  function scratch(n, fn) {
-    const h = codec.create(n);
+  /** fn(h) on a scratch trace, freed afterwards (no sample cap: the import takes them all). */
+  function scratch(fn) {
+    const h = codec.create(0xffffffff);
     try {
       return fn(h);
     } finally {
@@ -59,7 +59,7 @@ export function createExporters(core) {
   /** The document write(h) makes of `trace`, re-interned into a scratch trace (ids may
    *  renumber; duplicates collapse). */
   const exportWith = (op, trace, write) =>
-    scratch(trace && Array.isArray(trace.samples) ? trace.samples.length : 0, (h) => {
+    scratch((h) => {
       codec.importTrace(h, trace, Infinity, -Infinity, `perfshim ${op}`);
       core.check(write(h), `perfshim ${op}`);
       return core.takeJSON();
@@ -145,14 +145,15 @@ export function createExporters(core) {
     let p = json;
     if (typeof p === 'string') {
       try {
-        p = JSON.parse(p);
+        // A file saved with a UTF-8 BOM, read as text, starts with U+FEFF (not JSON whitespace).
+        p = JSON.parse(p.charCodeAt(0) === 0xfeff ? p.slice(1) : p);
       } catch (e) {
         throw fail(op, `not JSON: ${e.message}`);
       }
     }
     const { offsetMs = 0 } = options || {};
     if (!Number.isFinite(offsetMs)) throw fail(op, 'options.offsetMs must be a finite number');
-    return scratch(p && Array.isArray(p.samples) ? p.samples.length : 0, (h) => {
+    return scratch((h) => {
       codec.importV8(h, p, offsetMs, -Infinity, Infinity, `perfshim ${op}`);
       return codec.read(h);
     });

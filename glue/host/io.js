@@ -14,7 +14,7 @@
 // Views over the memory die when it grows; each accessor re-derives its view lazily (a detached
 // view has length 0), so callers take a view after their last call into the core.
 
-import { PS_E_NOMEM } from './abi.js';
+import { PS_E_NOMEM, PS_EXCHANGE_MAX } from './abi.js';
 import { statusError } from './errors.js';
 
 // (Pure: a bundle without the transfers drops them.)
@@ -108,8 +108,11 @@ export function withTransfers(io) {
   if (io.takeString) return io;
   const x = io.x;
   return Object.assign(io, {
-    /** The address of at least `bytes` bytes of exchange buffer (RangeError when out of memory). */
+    /** The address of at least `bytes` bytes of exchange buffer (RangeError when out of memory
+     *  or past PS_EXCHANGE_MAX: a count passed to the core as a u32 must not wrap at 2^32;
+     *  callers that take user input check its size first and say what is too large). */
     reserve(bytes) {
+      if (!(bytes <= PS_EXCHANGE_MAX)) throw statusError(PS_E_NOMEM, 'perfshim');
       const ptr = x.ps_exchange_reserve(bytes || 1);
       if (!ptr) throw statusError(PS_E_NOMEM, 'perfshim');
       return ptr;

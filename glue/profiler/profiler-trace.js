@@ -49,21 +49,31 @@ const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : t
 /** A member as the core's import reads it: NaN when absent, -Infinity when not a number. */
 const num = (v) => (absent(v) ? NaN : typeof v === 'number' && v === v ? v : -Infinity);
 
-/** An import's input in the exchange buffer, built in one pass over the caller's objects:
- *  `words` f64 of records (f64[base...]), then `extra` f64, then the strings the records name
- *  (WTF-8, each distinct string once, as (offset, byte length) into that region), gathered in JS
- *  until send(). */
+/** An import's input, built in one pass over the caller's objects and validated as it goes:
+ *  `words` f64 of records (rec[0...], written in order), then `extra` f64, then the strings the
+ *  records name (WTF-8, each distinct string once, as (offset, byte length) into that region).
+ *  Everything is gathered in JS and reaches the exchange buffer at send(), so an input refused
+ *  on the way (a hole in a sparse array) never grows the core's memory. Its size is checked
+ *  first: `length × record size` can pass 2^32, which a u32 reservation would wrap. */
 class Input {
-  constructor(core, words) {
+  /** `what`: the longest list, named in the TypeError fail() makes when it cannot fit. */
+  constructor(core, words, fail, what) {
+    Input.fits(words * 8, fail, what);
     this.core = core;
     this.words = words;
-    this.base = core.reserve(words * 8) >>> 3;
-    this.f64 = core.f64();
+    this.rec = [];
     this.bytes = new Uint8Array(1024);
     this.used = 0;
     this.at = new Map(); // string -> [offset, byte length]
   }
-  /** Write `s` at f64[w] as (offset, byte length), its bytes the first time. */
+  /** Throw fail()'s TypeError when `bytes` of input cannot cross into the core. */
+  static fits(bytes, fail, what) {
+    if (bytes > abi.PS_EXCHANGE_MAX)
+      throw fail(
+        `${what} is too long to import (${bytes} bytes of records; at most ${abi.PS_EXCHANGE_MAX})`,
+      );
+  }
+  /** Write `s` at rec[w] as (offset, byte length), its bytes the first time. */
   str(w, s) {
     let p = this.at.get(s);
     if (!p) {
@@ -75,19 +85,28 @@ class Input {
       this.at.set(s, (p = [this.used, encodeInto(s, this.bytes, this.used)]));
       this.used += p[1];
     }
-    this.f64[w] = p[0];
-    this.f64[w + 1] = p[1];
+    this.rec[w] = p[0];
+    this.rec[w + 1] = p[1];
   }
-  /** Append `extra` and the strings to the records; returns the strings' byte count. */
-  send(extra = []) {
+  /** Copy the records, `extra` and the strings into the exchange buffer; returns the strings'
+   *  byte count. */
+  send(extra, fail, what) {
     const words = this.words + extra.length;
-    // The buffer may move as it grows; its content (the records) moves with it.
+    Input.fits(words * 8 + this.used, fail, what);
     const at = this.core.reserve(words * 8 + this.used) >>> 3;
-    this.core.f64().set(extra, at + this.words);
+    const f64 = this.core.f64();
+    f64.set(this.rec, at);
+    f64.set(extra, at + this.words);
     this.core.u8().set(this.bytes.subarray(0, this.used), (at + words) * 8);
     return this.used;
   }
 }
+
+const badChild = (i, k, c) =>
+  `profile.nodes[${i}].children[${k}] names node ${String(c)}, which does not exist`;
+const badSampleNode = (i, id) =>
+  `profile.samples[${i}] names node ${String(id)}, which does not exist`;
+const badDelta = (i) => `profile.timeDeltas[${i}] must be a finite number of µs`;
 
 /** The message for what the core's import refused (PS_BAD_*, src/trace.h), naming the member:
  *  (index, sub-index, the import's input) => message. */
@@ -113,15 +132,15 @@ const PROBLEM = {
     `profile.nodes[${i}].callFrame.lineNumber must be an integer >= -1`,
   [abi.PS_BAD_NODE_COLUMN]: (i) =>
     `profile.nodes[${i}].callFrame.columnNumber must be an integer >= -1`,
-  [abi.PS_BAD_NODE_CHILD]: (i, k, t) =>
-    `profile.nodes[${i}].children[${k}] names node ${t.nodes[i].children[k]}, which does not exist`,
+  [abi.PS_BAD_NODE_CHILD]: (i, k, t) => badChild(i, k, t.nodes[i].children[k]),
   [abi.PS_BAD_NODE_PARENT]: (i, _, t) =>
     `profile.nodes[${i}].parent names node ${t.nodes[i].parent}, which does not exist`,
   [abi.PS_BAD_NODE_TWO_PARENTS]: (i, _, t) => `node ${t.nodes[i].id} has two parents`,
   [abi.PS_BAD_NODE_CYCLE]: (i, _, t) => `the nodes form a cycle through node ${t.nodes[i].id}`,
-  [abi.PS_BAD_SAMPLE_NODE]: (i, _, t) =>
-    `profile.samples[${i}] names node ${t.samples[i]}, which does not exist`,
-  [abi.PS_BAD_TIME_DELTA]: (i) => `profile.timeDeltas[${i}] must be a finite number of µs`,
+  [abi.PS_BAD_SAMPLE_NODE]: (i, _, t) => badSampleNode(i, t.samples[i]),
+  [abi.PS_BAD_TIME_DELTA]: (i) => badDelta(i),
+  [abi.PS_BAD_SAMPLE_TIME]: (i) =>
+    `the time of profile.samples[${i}] (startTime + timeDeltas[0..${i}] - offsetMs) is not a finite number`,
 };
 
 export function createTraceCodec(core) {
@@ -160,58 +179,75 @@ export function createTraceCodec(core) {
       const fail = (detail) => statusError(abi.PS_E_PARSE, context, detail);
       if (p === null || typeof p !== 'object' || Array.isArray(p))
         throw fail(`expected a .cpuprofile object, got ${describe(p)}`);
-      if (!Array.isArray(p.nodes))
-        throw fail(`profile.nodes must be an array, got ${describe(p.nodes)}`);
-      if (!Number.isFinite(p.startTime))
-        throw fail('profile.startTime must be a finite number (µs)');
-      const samples = p.samples ?? [],
-        deltas = p.timeDeltas ?? [];
+      // Each member read once (a getter runs once; a Proxy sees one get).
+      const { nodes, startTime, samples: givenSamples, timeDeltas } = p;
+      const samples = givenSamples ?? [],
+        deltas = timeDeltas ?? [];
+      if (!Array.isArray(nodes))
+        throw fail(`profile.nodes must be an array, got ${describe(nodes)}`);
+      if (!Number.isFinite(startTime)) throw fail('profile.startTime must be a finite number (µs)');
       if (!Array.isArray(samples)) throw fail('profile.samples must be an array');
       if (!Array.isArray(deltas)) throw fail('profile.timeDeltas must be an array');
-      if (samples.length !== deltas.length)
+      const n = nodes.length,
+        m = samples.length;
+      if (m !== deltas.length)
         throw fail(
-          `profile.samples (${samples.length}) and profile.timeDeltas (${deltas.length}) differ in length`,
+          `profile.samples (${m}) and profile.timeDeltas (${deltas.length}) differ in length`,
         );
-      const nodes = p.nodes,
-        n = nodes.length;
-      const input = new Input(core, n * 10),
-        f64 = input.f64,
+      Input.fits(m * 16, fail, 'profile.samples');
+      const input = new Input(core, n * 10, fail, 'profile.nodes'),
+        rec = input.rec,
         kids = [];
-      for (let i = 0, w = input.base; i < n; i++, w += 10) {
+      for (let i = 0, w = 0; i < n; i++, w += 10) {
         const node = nodes[i],
           at = `profile.nodes[${i}]`;
         if (node === null || typeof node !== 'object') throw fail(`${at} must be an object`);
-        const cf = node.callFrame,
-          ch = node.children;
+        const { id, parent, callFrame: cf, children: ch } = node;
         if (cf === null || typeof cf !== 'object') throw fail(`${at}.callFrame must be an object`);
-        if (typeof cf.functionName !== 'string')
+        const { functionName, url, lineNumber, columnNumber } = cf;
+        if (typeof functionName !== 'string')
           throw fail(`${at}.callFrame.functionName must be a string`);
-        if (!absent(cf.url) && typeof cf.url !== 'string')
+        if (!absent(url) && typeof url !== 'string')
           throw fail(`${at}.callFrame.url must be a string`);
         if (!absent(ch) && !Array.isArray(ch)) throw fail(`${at}.children must be an array`);
-        f64[w] = num(node.id);
-        f64[w + 1] = num(node.parent);
-        input.str(w + 2, cf.functionName);
-        input.str(w + 4, cf.url || '');
-        f64[w + 6] = absent(cf.lineNumber) ? -1 : num(cf.lineNumber);
-        f64[w + 7] = absent(cf.columnNumber) ? -1 : num(cf.columnNumber);
-        f64[w + 8] = kids.length;
-        f64[w + 9] = ch ? ch.length : -1;
-        if (ch) for (const c of ch) kids.push(num(c));
+        rec[w] = num(id);
+        rec[w + 1] = num(parent);
+        input.str(w + 2, functionName);
+        input.str(w + 4, url || '');
+        rec[w + 6] = absent(lineNumber) ? -1 : num(lineNumber);
+        rec[w + 7] = absent(columnNumber) ? -1 : num(columnNumber);
+        rec[w + 8] = kids.length;
+        rec[w + 9] = ch ? ch.length : -1;
+        if (!ch) continue;
+        Input.fits((n * 10 + kids.length + ch.length) * 8, fail, `${at}.children`);
+        for (let k = 0; k < ch.length; k++) {
+          const c = ch[k];
+          if (typeof c !== 'number') throw fail(badChild(i, k, c));
+          kids.push(c);
+        }
       }
-      const bytes = input.send(kids);
+      const bytes = input.send(kids, fail, 'profile.nodes');
       const given = { nodes, samples, deltas };
       this.checkImport(core.x.ps_trace_import_v8_nodes(h, n, kids.length, bytes), context, given);
-      const m = samples.length;
       if (!m) return 0;
+      // Samples and deltas checked as numbers before they reach the core (a sparse array is
+      // refused at its first hole, without growing the core's memory); the core checks the ids.
+      const ids = [],
+        dts = [];
+      for (let k = 0; k < m; k++) {
+        const id = samples[k],
+          d = deltas[k];
+        if (typeof id !== 'number') throw fail(badSampleNode(k, id));
+        if (!Number.isFinite(d)) throw fail(badDelta(k));
+        ids.push(id);
+        dts.push(d);
+      }
       const at = core.reserve(m * 16) >>> 3,
         v = core.f64();
-      for (let k = 0; k < m; k++) {
-        v[at + k] = num(samples[k]);
-        v[at + m + k] = num(deltas[k]);
-      }
+      v.set(ids, at);
+      v.set(dts, at + m);
       return this.checkImport(
-        core.x.ps_trace_import_v8_samples(h, m, p.startTime, offsetMs, afterMs, untilMs),
+        core.x.ps_trace_import_v8_samples(h, m, startTime, offsetMs, afterMs, untilMs),
         context,
         given,
       );
@@ -236,48 +272,60 @@ export function createTraceCodec(core) {
     ) {
       const fail = (detail) => statusError(abi.PS_E_PARSE, context, detail);
       if (!isObj(t)) throw fail(`expected a ProfilerTrace object, got ${describe(t)}`);
-      for (const k of ['resources', 'frames', 'stacks', 'samples'])
-        if (!Array.isArray(t[k])) throw fail(`trace.${k} must be an array, got ${describe(t[k])}`);
-      const { resources, frames, stacks, samples } = t;
+      // Each member read once (a getter runs once; a Proxy sees one get).
+      const lists = {};
+      for (const k of ['resources', 'frames', 'stacks', 'samples']) {
+        const v = t[k];
+        if (!Array.isArray(v)) throw fail(`trace.${k} must be an array, got ${describe(v)}`);
+        lists[k] = v;
+      }
+      const { resources, frames, stacks, samples } = lists;
       const nr = resources.length,
         nf = frames.length,
         ns = stacks.length,
         nsm = samples.length;
-      const input = new Input(core, nr * 2 + nf * 5 + ns * 2 + nsm * 3),
-        f64 = input.f64;
-      let w = input.base;
+      const longest = Object.keys(lists).reduce((a, b) =>
+        lists[b].length > lists[a].length ? b : a,
+      );
+      const input = new Input(core, nr * 2 + nf * 5 + ns * 2 + nsm * 3, fail, `trace.${longest}`),
+        rec = input.rec;
+      let w = 0;
       for (let i = 0; i < nr; i++, w += 2) {
-        if (typeof resources[i] !== 'string') throw fail(`trace.resources[${i}] must be a string`);
-        input.str(w, resources[i]);
+        const r = resources[i];
+        if (typeof r !== 'string') throw fail(`trace.resources[${i}] must be a string`);
+        input.str(w, r);
       }
       for (let i = 0; i < nf; i++, w += 5) {
         const f = frames[i];
         if (!isObj(f)) throw fail(`trace.frames[${i}] must be an object`);
-        if (typeof f.name !== 'string') throw fail(`trace.frames[${i}].name must be a string`);
-        input.str(w, f.name);
-        f64[w + 2] = num(f.resourceId);
-        f64[w + 3] = num(f.line);
-        f64[w + 4] = num(f.column);
+        const { name, resourceId, line, column } = f;
+        if (typeof name !== 'string') throw fail(`trace.frames[${i}].name must be a string`);
+        input.str(w, name);
+        rec[w + 2] = num(resourceId);
+        rec[w + 3] = num(line);
+        rec[w + 4] = num(column);
       }
       for (let i = 0; i < ns; i++, w += 2) {
-        if (!isObj(stacks[i])) throw fail(`trace.stacks[${i}] must be an object`);
-        f64[w] = num(stacks[i].frameId);
-        f64[w + 1] = num(stacks[i].parentId);
+        const s = stacks[i];
+        if (!isObj(s)) throw fail(`trace.stacks[${i}] must be an object`);
+        rec[w] = num(s.frameId);
+        rec[w + 1] = num(s.parentId);
       }
       for (let i = 0; i < nsm; i++, w += 3) {
         const s = samples[i];
         if (!isObj(s)) throw fail(`trace.samples[${i}] must be an object`);
-        f64[w] = num(s.timestamp);
-        f64[w + 1] = num(s.stackId);
-        f64[w + 2] = absent(s.marker)
+        const { timestamp, stackId, marker } = s;
+        rec[w] = num(timestamp);
+        rec[w + 1] = num(stackId);
+        rec[w + 2] = absent(marker)
           ? 0
-          : MARKER_CODE.get(s.marker) || (lenientMarkers ? abi.PS_MARKER_OTHER : -1);
+          : MARKER_CODE.get(marker) || (lenientMarkers ? abi.PS_MARKER_OTHER : -1);
       }
-      const bytes = input.send();
+      const bytes = input.send([], fail, `trace.${longest}`);
       return this.checkImport(
         core.x.ps_trace_import(h, nr, nf, ns, nsm, bytes, afterMs, untilMs),
         context,
-        t,
+        lists,
       );
     },
 
