@@ -9,9 +9,9 @@
 // over only in a later microtask. So the Profiler is created over a wrapper of this runtime's
 // sample source that keeps the session's trace handle and sampler: at exit the sampler is
 // stopped and the trace read from the core synchronously, exactly what stop() would resolve.
-import { writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMainThread, threadId } from 'node:worker_threads';
+import { Worker, isMainThread, threadId } from 'node:worker_threads';
 import { install, performance } from '../index.js';
 import { createProfilerClass, defaultSources } from '../profiler/profiler.js';
 
@@ -27,6 +27,23 @@ const name = isRoot ? thread : `process-${process.pid}-${thread}`;
 const file = () => join(dir, `thread-${process.pid}-${threadId}.json`);
 /** Which thread a profile file is of. */
 const who = { pid: process.pid, isRoot, threadId, isMainThread, name };
+
+/** Write this thread's profile for the CLI. The script may have removed the directory: then
+ *  the profile is lost, said so on stderr, and the script's own exit code stays. */
+function save(profile) {
+  try {
+    writeFileSync(file(), JSON.stringify(profile));
+  } catch (e) {
+    try {
+      writeSync(
+        2,
+        `perfshim: the profile of ${name} could not be written (${e.code || e.message}: was ${dir} removed?); it is lost\n`,
+      );
+    } catch {
+      /* no stderr either */
+    }
+  }
+}
 
 /** A line to the CLI (main thread only; nothing when the CLI went away). */
 function tell(message) {
@@ -44,15 +61,7 @@ if (dir) {
     await start();
   } catch (e) {
     // The script still runs, unprofiled; the CLI reports why.
-    writeFileSync(
-      file(),
-      JSON.stringify({
-        ...who,
-        error: String(e && e.stack ? e.stack : e),
-        trace: null,
-        entries: [],
-      }),
-    );
+    save({ ...who, error: String(e && e.stack ? e.stack : e), trace: null, entries: [] });
   } finally {
     // The CLI holds Ctrl-C (when forwarding) and --duration until this thread's set-up is done.
     tell({ ready: true });
@@ -122,15 +131,17 @@ async function start() {
       trace,
       entries,
     };
-    writeFileSync(file(), JSON.stringify(out));
+    save(out);
   });
 
   if (isMainThread) {
     // Ctrl-C: when the script has no SIGINT handler of its own, end it as Node would (exit code
     // 130) but through 'exit', so the profile is written. A script with its own handler decides.
-    process.on('SIGINT', function perfshimSigint() {
+    const onStop = function perfshimSigint() {
       if (process.listenerCount('SIGINT') === 1) process.exit(130);
-    });
+    };
+    process.on('SIGINT', onStop);
+    if (isRoot) stopFromOutside(onStop);
     const live = isRoot ? liveSampleCount(() => session && session.sampler.chunk) : null;
     const timer = setInterval(() => {
       const elapsed = performance.now() - started;
@@ -145,6 +156,56 @@ async function start() {
     }, 250);
     timer.unref();
   }
+}
+
+/**
+ * Ctrl-C and --duration for a script that never yields: a signal handler in JS runs only when
+ * the event loop turns. The CLI also writes a line on the control pipe (fd
+ * PERFSHIM_PROFILE_CONTROL_FD); a small eval worker (not profiled: Node gives eval workers no
+ * --import) reads it, connects an inspector session to this main thread and evaluates `stop`
+ * there: V8 runs a protocol message between two statements of a busy script. `stop` is the
+ * SIGINT handler's rule: exit (130, through 'exit', so the profile is written) unless the script
+ * handles SIGINT itself. While that session is connected Node prints "Waiting for the debugger
+ * to disconnect..." at exit; the line is ours, so the last 'exit' listener points fd 2 at
+ * /dev/null first.
+ */
+function stopFromOutside(stop) {
+  const fd = Number(process.env.PERFSHIM_PROFILE_CONTROL_FD);
+  if (!Number.isInteger(fd) || fd <= 2) return;
+  // A stop that lands while the process already exits (after SIGINT's own exit, say) must not
+  // call process.exit() again: that would end it before the profile is written.
+  let exiting = false;
+  process.prependListener('exit', () => {
+    exiting = true;
+  });
+  globalThis[Symbol.for('perfshim.profile.stop')] = () => {
+    if (exiting) return;
+    process.once('exit', () => {
+      try {
+        closeSync(2);
+        openSync('/dev/null', 'w'); // the lowest free fd: 2
+      } catch {
+        /* no /dev/null: fd 2 stays closed */
+      }
+    });
+    stop();
+  };
+  const worker = new Worker(
+    `const { Session } = require('node:inspector');
+const { Socket } = require('node:net');
+const control = new Socket({ fd: ${fd}, readable: true, writable: false });
+control.on('error', () => {});
+control.setEncoding('utf8').on('data', (text) => {
+  if (!text.includes('stop')) return;
+  const session = new Session();
+  session.connectToMainThread();
+  session.post('Runtime.evaluate', { expression: 'globalThis[Symbol.for("perfshim.profile.stop")]()' },
+    () => session.disconnect());
+});`,
+    { eval: true, execArgv: [] },
+  );
+  worker.on('error', () => {}); // no inspector in this Node: the signal alone stops the script
+  worker.unref();
 }
 
 /**

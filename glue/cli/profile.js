@@ -5,7 +5,8 @@
 // The script runs in a child `node` with the script's own stdio; our messages go to stderr.
 // Its exit code is ours (128 + n when a signal ended it). Ctrl-C reaches the child from the
 // terminal (forwarded when we are not on one); --duration sends it SIGINT after S seconds; either
-// way the preload writes the profile on exit, and we write the files. Progress (elapsed time,
+// way we also ask the preload on a control pipe, which stops a script that never yields (see
+// preload.mjs); the preload writes the profile on exit, and we write the files. Progress (elapsed time,
 // the main thread's samples so far, counted by the preload in short nested V8 profiles, and
 // buffered marks and measures): one rewritten line on a terminal, a plain line every 5 s
 // otherwise.
@@ -211,58 +212,88 @@ function rebase(thread, origin) {
   };
 }
 
-/** One trace-event document for every thread, on the first thread's clock: pid = the process
- *  id, tid = threadId + 1, event ids made unique per thread, the document-level events once. */
-function traceEventsOf(threads) {
-  const origin = threads[0].timeOrigin;
+/** Thread k's part of the one trace-event document of every thread, on the first thread's clock
+ *  (`origin`): pid = the process id, tid = threadId + 1, event ids made unique per thread, the
+ *  document-level events once (from k = 0). */
+function threadEvents(t, k, origin) {
+  const r = rebase(t, origin);
+  const doc = toTraceEvents(r.trace, { entries: r.entries, pid: t.pid, tid: t.threadId + 1 });
   const events = [];
-  threads.forEach((t, k) => {
-    const r = rebase(t, origin);
-    const doc = toTraceEvents(r.trace, { entries: r.entries, pid: t.pid, tid: t.threadId + 1 });
-    for (const e of doc.traceEvents) {
-      if (k > 0 && e.name === 'TracingStartedInBrowser') continue;
-      if (!t.isMainThread && e.name === 'process_name') continue;
-      if (e.name === 'process_name' && !t.isRoot) e.args = { name: `perfshim ${t.name}` };
-      if (!t.isMainThread && e.name === 'thread_name')
-        e.args = { name: `DedicatedWorker thread ${t.threadId}` };
-      if (typeof e.id === 'string' && k > 0)
-        e.id = `0x${k.toString(16)}${e.id.slice(2).padStart(6, '0')}`;
-      events.push(e);
-    }
-  });
-  return { traceEvents: events };
+  for (const e of doc.traceEvents) {
+    if (k > 0 && e.name === 'TracingStartedInBrowser') continue;
+    if (!t.isMainThread && e.name === 'process_name') continue;
+    if (e.name === 'process_name' && !t.isRoot) e.args = { name: `perfshim ${t.name}` };
+    if (!t.isMainThread && e.name === 'thread_name')
+      e.args = { name: `DedicatedWorker thread ${t.threadId}` };
+    if (typeof e.id === 'string' && k > 0)
+      e.id = `0x${k.toString(16)}${e.id.slice(2).padStart(6, '0')}`;
+    events.push(e);
+  }
+  return events;
 }
 
-/** Write the chosen formats for `threads` into `out`; returns the paths. */
+/** A thread file's name part, as the preload makes it: main, worker-<id>, and for a forked
+ *  process process-<pid>-main / process-<pid>-worker-<id>. Nothing else is written under --out. */
+const THREAD_NAME = /^(process-\d+-)?(main|worker-\d+)$/;
+
+/** Why a thread file's contents cannot be used, or null. */
+function badThread(t) {
+  if (t === null || typeof t !== 'object') return 'not an object';
+  if (typeof t.name !== 'string' || !THREAD_NAME.test(t.name))
+    return `a thread name that is not main, worker-N or process-N-...: ${JSON.stringify(t.name)}`;
+  if (!Number.isInteger(t.pid) || !Number.isInteger(t.threadId)) return 'no pid or threadId';
+  if (!Array.isArray(t.entries)) return 'no entries';
+  if (t.trace === null || t.trace === undefined) return null;
+  if (typeof t.trace !== 'object' || !Array.isArray(t.trace.samples))
+    return 'a trace without samples';
+  if (!Number.isFinite(t.timeOrigin) || !(t.interval > 0)) return 'no timeOrigin or interval';
+  return null;
+}
+
+/** Write the chosen formats for `threads` into `out`; returns { paths, failed }: a thread whose
+ *  profile cannot be converted is left out of every file ([name, message] in failed), the
+ *  others are written. */
 export function writeProfiles(threads, out, formats) {
   mkdirSync(out, { recursive: true });
   const paths = [];
+  const failed = [];
   const write = (name, data) => {
     const p = join(out, name);
     writeFileSync(p, data instanceof Uint8Array ? data : JSON.stringify(data)); // pprof's bytes
     paths.push(p);
   };
+  // A thread's files are all made before any is written: a bad one leaves nothing half-done.
+  const files = [];
+  const events = [];
   const profiled = threads.filter((t) => t.trace);
-  if (formats.includes('trace') && profiled.length) write('trace.json', traceEventsOf(profiled));
+  const origin = profiled.length ? profiled[0].timeOrigin : 0;
+  let converted = 0;
   for (const t of profiled) {
-    if (formats.includes('cpuprofile')) write(`${t.name}.cpuprofile`, toCpuProfile(t.trace));
-    if (formats.includes('speedscope'))
-      write(
-        `${t.name}.speedscope.json`,
+    try {
+      if (!THREAD_NAME.test(t.name)) throw new TypeError('not a thread name');
+      const mine = [];
+      const add = (format, name, make) => formats.includes(format) && mine.push([name, make()]);
+      add('cpuprofile', `${t.name}.cpuprofile`, () => toCpuProfile(t.trace));
+      add('speedscope', `${t.name}.speedscope.json`, () =>
         toSpeedscope(t.trace, { name: `${t.name} ${t.url}`.trim() }),
       );
-    if (formats.includes('firefox'))
-      write(
-        `${t.name}.firefox.json`,
+      add('firefox', `${t.name}.firefox.json`, () =>
         toFirefoxProfile(t.trace, { name: t.name, timeOrigin: t.timeOrigin, interval: t.interval }),
       );
-    if (formats.includes('pprof'))
-      write(
-        `${t.name}.pb.gz`,
+      add('pprof', `${t.name}.pb.gz`, () =>
         toPprof(t.trace, { entries: t.entries, timeOrigin: t.timeOrigin, interval: t.interval }),
       );
+      const part = formats.includes('trace') ? threadEvents(t, converted, origin) : [];
+      converted++;
+      files.push(...mine);
+      for (const e of part) events.push(e);
+    } catch (e) {
+      failed.push([String(t.name), e && e.message ? e.message : String(e)]);
+    }
   }
-  return paths;
+  if (formats.includes('trace') && converted) write('trace.json', { traceEvents: events });
+  for (const [name, data] of files) write(name, data);
+  return { paths, failed };
 }
 
 function signalCode(signal) {
@@ -320,13 +351,14 @@ export async function run(argv, io = {}) {
     PERFSHIM_PROFILE_INTERVAL: String(o.interval),
     PERFSHIM_PROFILE_MAX_SAMPLES: String(o.maxSamples),
     PERFSHIM_PROFILE_PROGRESS_FD: '3',
+    PERFSHIM_PROFILE_CONTROL_FD: '4',
   };
   say(`perfshim: profiling ${relative(process.cwd(), script) || script} every ${o.interval} ms`);
   const child = spawn(
     process.execPath,
     [...v8Workarounds(), '--import', preload, ...o.preloads, script, ...o.args],
     {
-      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+      stdio: ['inherit', 'inherit', 'inherit', 'pipe', 'pipe'],
       env,
     },
   );
@@ -357,29 +389,33 @@ export async function run(argv, io = {}) {
     }
   });
   child.stdio[3].on('error', () => {});
+  child.stdio[4].on('error', () => {});
 
-  // SIGINT goes to the child once its preload has set its handler (it says "ready"); before
-  // that, Node's default would end it without a profile.
+  // A stop is SIGINT (unless Ctrl-C on a terminal already sent it) and a line on the control
+  // pipe, which stops a script that never yields to its event loop (preload.mjs,
+  // stopFromOutside); both once the preload has set its handler (it says "ready"): before that,
+  // Node's default would end the child without a profile.
   let stopping = false,
     ready = false,
-    pendingStop = false,
+    pendingStop = null,
     timer = null;
-  const stop = () => {
+  const stop = (signal = true) => {
     stopping = true;
-    if (ready) child.kill('SIGINT');
-    else pendingStop = true;
+    if (!ready) {
+      pendingStop = pendingStop || signal;
+      return;
+    }
+    if (signal) child.kill('SIGINT');
+    child.stdio[4].write('stop\n');
   };
   function onReady() {
     if (ready) return;
     ready = true;
-    if (pendingStop) child.kill('SIGINT');
+    if (pendingStop !== null) stop(pendingStop);
     if (o.duration !== null) timer = setTimeout(stop, o.duration * 1000);
   }
-  const onSigint = () => {
-    // On a terminal Ctrl-C already reached the child (same process group); otherwise pass it on.
-    if (isTTY && process.stdin.isTTY) stopping = true;
-    else stop();
-  };
+  // On a terminal Ctrl-C already reached the child (same process group): no second signal.
+  const onSigint = () => stop(!(isTTY && process.stdin.isTTY));
   process.on('SIGINT', onSigint);
   const { code, signal } = await new Promise((res, rej) => {
     child.on('error', rej);
@@ -392,17 +428,30 @@ export async function run(argv, io = {}) {
   const exitCode = code !== null ? code : signalCode(signal);
 
   const threads = [];
+  let files = null;
+  try {
+    files = readdirSync(tmp);
+  } catch (e) {
+    say(
+      `perfshim: the profile directory ${tmp} is gone (${e.code || e.message}; removed by the script?): no profile was kept`,
+    );
+  }
   try {
     // The root process's main thread first, then its workers, then forked processes' threads.
-    for (const f of readdirSync(tmp)) {
+    for (const f of files || []) {
       if (!/^thread-\d+-\d+\.json$/.test(f)) continue;
+      let t;
       try {
-        threads.push(JSON.parse(readFileSync(join(tmp, f), 'utf8')));
+        t = JSON.parse(readFileSync(join(tmp, f), 'utf8'));
       } catch {
         say(
           `perfshim: ${f}: an incomplete profile (its process was killed while writing it), skipped`,
         );
+        continue;
       }
+      const why = badThread(t);
+      if (why) say(`perfshim: ${f}: not a profile this command wrote (${why}), skipped`);
+      else threads.push(t);
     }
     threads.sort((a, b) => b.isRoot - a.isRoot || a.pid - b.pid || a.threadId - b.threadId);
   } finally {
@@ -422,19 +471,22 @@ export async function run(argv, io = {}) {
         `perfshim: ${t.name}: the sample buffer filled up (${t.maxSamples} samples): later samples are missing; raise --max-samples`,
       );
   }
-  let paths;
+  let paths, failed;
   try {
-    paths = writeProfiles(threads, out, o.formats);
+    ({ paths, failed } = writeProfiles(threads, out, o.formats));
   } catch (e) {
     say(`perfshim profile: could not write the profiles to ${out}: ${e.message}`);
     return exitCode || 1;
   }
-  const samples = threads.reduce((a, t) => a + (t.trace ? t.trace.samples.length : 0), 0);
-  const entries = threads.reduce((a, t) => a + t.entries.length, 0);
+  for (const [name, message] of failed)
+    say(`perfshim: ${name}: its profile could not be converted (${message}), left out`);
+  const written = threads.filter((t) => !failed.some(([name]) => name === t.name));
+  const samples = written.reduce((a, t) => a + (t.trace ? t.trace.samples.length : 0), 0);
+  const entries = written.reduce((a, t) => a + t.entries.length, 0);
   say(
     `perfshim: ${stopping ? 'stopped' : 'done'} after ${seconds} s, exit code ${exitCode}; ${threads.length} thread${threads.length > 1 ? 's' : ''}, ${samples} samples, ${entries} marks/measures`,
   );
-  if (o.top > 0) say(formatTable(topFunctions(threads), o.top));
+  if (o.top > 0) say(formatTable(topFunctions(written), o.top));
   say('perfshim: wrote');
   for (const p of paths) say(`  ${relative(process.cwd(), p) || p}`);
   return exitCode;

@@ -116,16 +116,21 @@ test('an ES module with a worker: every format written, both threads, marks and 
   ]);
   assert.equal(r.code, 3, r.stderr);
   assert.equal(r.stdout, 'app done\n', "the script's stdout is its own");
+  // The script's worker: worker-<its threadId> (2: thread 1 is the preload's stop watcher).
+  const worker = readdirSync(join(dir, 'out-esm'))
+    .find((f) => /^worker-\d+\.cpuprofile$/.test(f))
+    ?.replace('.cpuprofile', '');
+  assert.equal(worker, 'worker-2');
   assert.deepEqual(readdirSync(join(dir, 'out-esm')).sort(), [
     'main.cpuprofile',
     'main.firefox.json',
     'main.pb.gz',
     'main.speedscope.json',
     'trace.json',
-    'worker-1.cpuprofile',
-    'worker-1.firefox.json',
-    'worker-1.pb.gz',
-    'worker-1.speedscope.json',
+    `${worker}.cpuprofile`,
+    `${worker}.firefox.json`,
+    `${worker}.pb.gz`,
+    `${worker}.speedscope.json`,
   ]);
   const trace = json('out-esm', 'trace.json');
   const names = userTimingNames(trace);
@@ -139,9 +144,9 @@ test('an ES module with a worker: every format written, both threads, marks and 
   assert.equal(tids.size, 2, 'one CPU profile per thread');
   const functionsOf = (cp) => cp.nodes.map((n) => n.callFrame.functionName);
   assert.ok(functionsOf(json('out-esm', 'main.cpuprofile')).includes('busyMain'));
-  assert.ok(functionsOf(json('out-esm', 'worker-1.cpuprofile')).includes('busyWorker'));
+  assert.ok(functionsOf(json('out-esm', `${worker}.cpuprofile`)).includes('busyWorker'));
   assert.ok(json('out-esm', 'main.speedscope.json').profiles.length >= 1);
-  assert.ok(json('out-esm', 'worker-1.firefox.json').meta);
+  assert.ok(json('out-esm', `${worker}.firefox.json`).meta);
   const pprof = Profile.decode(gunzipSync(readFileSync(join(dir, 'out-esm', 'main.pb.gz'))));
   assert.ok(pprof.stringTable.strings.includes('busyMain'));
   assert.ok(pprof.stringTable.strings.includes('measure'), 'measures label the samples');
