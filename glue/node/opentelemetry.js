@@ -12,7 +12,7 @@
 // `db.rows`), strings, numbers and booleans stay, arrays of one primitive type stay, anything
 // else is its JSON (or String) text; at most MAX_ATTRIBUTES keys, MAX_DEPTH levels; an object met
 // again (a cycle, or shared) is `[same as <key>]`, so flattening is linear in the detail's size.
-import { onQueued, performance } from './queue-hook.js';
+import { guardedFilter, onQueued, performance } from './queue-hook.js';
 import { api, apiError } from './opentelemetry-api.js';
 
 const MAX_ATTRIBUTES = 128;
@@ -127,6 +127,8 @@ export function traceMeasures(options = {}) {
   if (tracer === null || typeof tracer !== 'object' || typeof tracer.startSpan !== 'function')
     throw new TypeError('traceMeasures: options.tracer must be an OpenTelemetry Tracer');
   const { trace, context, SpanKind } = api;
+  const accepts =
+    filter === undefined ? null : guardedFilter(filter, 'traceMeasures: options.filter');
 
   let inside = false; // a tracer or exporter that itself marks or measures is not traced again
   return onQueued(marks ? ['mark', 'measure'] : ['measure'], (entry) => {
@@ -151,7 +153,7 @@ export function traceMeasures(options = {}) {
       return;
     }
     if (prefix !== undefined && !entry.name.startsWith(prefix)) return;
-    if (filter !== undefined && !filter(entry)) return;
+    if (accepts !== null && !accepts(entry)) return;
     const a = entry.startTime,
       b = entry.startTime + entry.duration;
     const span = tracer.startSpan(

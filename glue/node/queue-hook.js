@@ -39,4 +39,24 @@ export function onQueued(types, accept) {
   };
 }
 
+/** `filter(entry)` as a yes/no that never throws into the server: a throw counts as "no" and
+ *  is reported once, as a process warning naming `who` (the integration and its option). */
+export function guardedFilter(filter, who) {
+  let warned = false;
+  return (entry) => {
+    try {
+      return !!filter(entry);
+    } catch (e) {
+      if (!warned) {
+        warned = true;
+        process.emitWarning(
+          `${who} threw, its measures are left out: ${e && e.stack ? e.stack : e}`,
+          'PerfshimWarning',
+        );
+      }
+      return false;
+    }
+  };
+}
+
 export { performance, realm };

@@ -19,7 +19,7 @@
 // state ends; same-named entries of start-up code, background work or other requests stay.
 // A `filter` that throws leaves its measure out and is reported once as a process warning.
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { onQueued, performance, realm } from './queue-hook.js';
+import { guardedFilter, onQueued, performance, realm } from './queue-hook.js';
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const NOT_TOKEN = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/g;
@@ -131,23 +131,8 @@ export function serverTiming(options = {}) {
   const maxHeaderLength = positiveInt(options.maxHeaderLength, 'maxHeaderLength', 2048);
 
   const als = new AsyncLocalStorage();
-  let filterWarned = false;
-
-  /** filter(entry), a throw counting as "no" (reported once: never thrown into the server). */
-  function accepts(entry) {
-    try {
-      return !!filter(entry);
-    } catch (e) {
-      if (!filterWarned) {
-        filterWarned = true;
-        process.emitWarning(
-          `serverTiming: options.filter threw, its measures are left out: ${e && e.stack ? e.stack : e}`,
-          'PerfshimWarning',
-        );
-      }
-      return false;
-    }
-  }
+  const accepts =
+    filter === undefined ? null : guardedFilter(filter, 'serverTiming: options.filter');
 
   onQueued(['mark', 'measure'], (entry) => {
     const req = als.getStore();
@@ -155,7 +140,7 @@ export function serverTiming(options = {}) {
     if (clear) req.made.push(entry);
     if (entry.entryType === 'mark') return;
     if (prefix !== undefined && !entry.name.startsWith(prefix)) return;
-    if (filter !== undefined && !accepts(entry)) return;
+    if (accepts !== null && !accepts(entry)) return;
     if (req.metrics.length < maxEntries) req.metrics.push(entry);
   });
 

@@ -143,8 +143,7 @@ test('a negative duration spans [end, start]; a throwing filter never breaks mea
   const s = memory.getFinishedSpans().find((x) => x.name === 'back');
   assert.ok(Math.abs(hrMs(s.startTime) - (performance.timeOrigin + 5)) < 0.001);
   assert.ok(Math.abs(hrMs(s.endTime) - (performance.timeOrigin + 20)) < 0.001);
-  assert.equal(reported.length, 1);
-  assert.equal(reported[0].message, 'boom');
+  assert.deepEqual(reported, [], 'nothing thrown into the program (a process warning instead)');
   performance.clearMeasures();
 });
 
