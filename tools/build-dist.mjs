@@ -102,6 +102,53 @@ writeFileSync(
   'dist/auto.mjs',
   `${banner}\n// import 'perfshim/auto': install synchronously on the globals.\nimport { install } from './perfshim.mjs';\n\nexport const installed = install();\n`,
 );
+// The browser builds (the package's "browser" export condition, and the classic script): the
+// Node sources (V8 through node:inspector, Node's memory measurement) left out, so that no
+// `node:` module is referenced: bundlers warn about each one ("externalized for browser
+// compatibility") and a browser could never load them anyway.
+const browserOnly = {
+  name: 'browser-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(profiler|measure-memory)-node\.js$/ }, (a) => ({
+      path: a.path,
+      namespace: 'browser-only',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'browser-only' }, (a) => ({
+      contents: a.path.includes('profiler')
+        ? 'export const nodeSource = null;'
+        : 'export const measureNode = null;',
+    }));
+  },
+};
+const fullCoreBrowser = {
+  name: 'full-core-browser',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/memory\/measure-memory\.js$/ }, (a) =>
+      a.kind === 'dynamic-import'
+        ? { path: './perfshim-memory.browser.mjs', external: true }
+        : undefined,
+    );
+  },
+};
+await emit('dist/perfshim-memory.browser.mjs', {
+  stdin: {
+    contents: "export { createMeasureMemory } from './glue/memory/measure-memory.js';",
+    resolveDir: process.cwd(),
+  },
+  format: 'esm',
+  platform: 'browser',
+  plugins: [browserOnly],
+});
+await emit('dist/perfshim.browser.mjs', {
+  entryPoints: ['glue/index.js'],
+  format: 'esm',
+  platform: 'browser',
+  plugins: [fullCoreBrowser, browserOnly],
+});
+writeFileSync(
+  'dist/auto.browser.mjs',
+  `${banner}\n// import 'perfshim/auto' in a browser build: install synchronously on the globals.\nimport { install } from './perfshim.browser.mjs';\n\nexport const installed = install();\n`,
+);
 await emit('dist/perfshim.cjs', {
   entryPoints: ['glue/index.js'],
   format: 'cjs',
@@ -116,6 +163,7 @@ await emit('dist/perfshim.auto.js', {
   entryPoints: ['glue/auto-classic.js'],
   format: 'iife',
   platform: 'browser',
+  plugins: [browserOnly],
 });
 
 // perfshim/timeline: User Timing + Performance Timeline only, over the timeline-only core (the
@@ -151,6 +199,7 @@ await emit('dist/perfshim.timeline.auto.js', {
 });
 for (const f of [
   'dist/perfshim.mjs',
+  'dist/perfshim.browser.mjs',
   'dist/perfshim.auto.js',
   'dist/perfshim-memory.mjs',
   'dist/timeline.mjs',
