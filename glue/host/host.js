@@ -101,6 +101,15 @@ export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
 export const isWorker =
   typeof g.WorkerGlobalScope === 'function' && g instanceof g.WorkerGlobalScope;
 export const isNode = !!g.process?.versions?.node;
+/** The server-side runtime ('bun', 'deno', 'node'; Bun and Deno also report a Node version), or
+ *  '' elsewhere (browsers and their workers). */
+export const runtime = g.process?.versions?.bun
+  ? 'bun'
+  : typeof g.Deno === 'object' && g.Deno !== null
+    ? 'deno'
+    : isNode
+      ? 'node'
+      : '';
 
 /** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */
 export const queueTask = (() => {

@@ -10,8 +10,10 @@ import { wasmBytes } from '../../wasm/perfshim-memory.wasm.js';
 import { loadCore, instantiateCore, coreBytes } from '../host/loader.js';
 import { statusError, failed } from '../host/errors.js';
 import { PS_OK, PS_E_PARSE } from '../host/abi.js';
-import { isNode, queueTask } from '../host/host.js';
+import { isNode, queueTask, runtime } from '../host/host.js';
 import { measureNode } from './measure-memory-node.js';
+import { measureBun } from './measure-memory-bun.js';
+import { measureDeno } from './measure-memory-deno.js';
 import { measureBrowser } from './measure-memory-browser.js';
 
 const OP = 'measureUserAgentSpecificMemory';
@@ -39,8 +41,15 @@ export function buildMeasurement(core, intermediate, seed = randomSeed()) {
   return JSON.parse(text);
 }
 
-/** The source for this host: Node's inspector-based source, or the browser's. */
-const hostSource = isNode ? measureNode : measureBrowser;
+/** The source for this host: Bun's, Deno's, Node's inspector-based source, or the browser's. */
+const hostSource =
+  runtime === 'bun'
+    ? measureBun
+    : runtime === 'deno'
+      ? measureDeno
+      : isNode
+        ? measureNode
+        : measureBrowser;
 
 /**
  * Returns measureUserAgentSpecificMemory(). Options: `source(core)` returns (a promise of) an

@@ -1,7 +1,8 @@
 // The Profiler interface (JS Self-Profiling §The Profiler Interface). JS owns the object, its
 // state and its events; the trace lives in the core (src/trace.c) from the first sample to the
 // moment stop() hands it over as a plain ProfilerTrace. Samples come from the best source the
-// host has (profiler-node.js: V8 through node:inspector; profiler-chromium.js: the native
+// host has (profiler-node.js: V8 through node:inspector; profiler-inspector-async.js: Bun's and
+// Deno's samplers through their node:inspector; profiler-chromium.js: the native
 // Profiler under the js-profiling document policy; instrument/source.js: code instrumented by
 // perfshim's transform, in any window or worker at once); where none can profile (outside a
 // window or worker: Node without its inspector and no instrumented code), the constructor throws
@@ -16,16 +17,20 @@ import {
   toUnsignedLong,
 } from '../host/webidl.js';
 import { webidlShape } from '../timeline/entries.js';
-import { nativeNow } from '../host/host.js';
+import { nativeNow, runtime } from '../host/host.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
+import { asyncInspectorSource } from './profiler-inspector-async.js';
 import { chromiumSource, PERFSHIM_PROFILER } from './profiler-chromium.js';
 import { instrumentSource } from '../instrument/source.js';
 
-/** The sample sources of this runtime, best first: the native Profiler where it is allowed, V8's
- *  sampler in Node, then the instrumentation source when this context's code was instrumented. */
+/** The sample sources of this runtime, best first: the native Profiler where it is allowed, the
+ *  engine's sampler through node:inspector in Node (synchronous) and in Bun and Deno (whose
+ *  answers come later), then the instrumentation source when this context's code was
+ *  instrumented. */
 export function defaultSources() {
-  return [nodeSource, chromiumSource, instrumentSource].filter(Boolean);
+  const inspector = runtime === 'bun' || runtime === 'deno' ? asyncInspectorSource : nodeSource;
+  return [inspector, chromiumSource, instrumentSource].filter(Boolean);
 }
 
 const INSTRUMENT_HELP =
