@@ -131,7 +131,7 @@ test('the installed PerformanceObserver delivers marks', async () => {
   const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));
   po.observe({ type: 'mark' });
   performance.mark('observed');
-  await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(() => setImmediate(r), 10)); // after the observer's task
   po.disconnect();
   assert.deepEqual(seen, ['observed']);
 });

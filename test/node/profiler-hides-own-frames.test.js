@@ -58,7 +58,7 @@ test("a Node profile holds the user's frames and none of perfshim's or of the in
   po.observe({ type: 'mark' });
   performance.mark('go');
   spinFor(120);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setTimeout(() => setImmediate(resolve), 20)); // after the observer's task
   const t = await p.stop();
   po.disconnect();
   assert.ok(called);
