@@ -94,11 +94,37 @@ function watchHostObservers(realm) {
   for (const [key, fn] of Object.entries(wrapped)) defineValue(proto, key, fn, true);
 }
 
+/** A plain-object (or null-prototype) host `performance` gets a real Performance interface: its
+ *  prototype becomes perfshim's Performance.prototype (which holds the methods and inherits from
+ *  EventTarget.prototype where there is one, as in browsers), and the global `Performance` is that
+ *  interface object (an illegal constructor). The object keeps its identity and its own clock
+ *  (now(), and timeOrigin if it has one); its own copies of the methods perfshim replaces go, as
+ *  they would hide the inherited ones. Object.prototype is never touched. Returns where the
+ *  methods go: that prototype, or the object itself if its prototype cannot change. */
+function givePerformanceInterface(realm) {
+  const proto = Object.getPrototypeOf(realm.performance);
+  if (!Reflect.setPrototypeOf(nativePerformance, proto)) return nativePerformance;
+  for (const key of Object.keys(realm.methods))
+    if (!MEMORY_METHODS.includes(key)) Reflect.deleteProperty(nativePerformance, key);
+  defineValue(g, 'Performance', proto.constructor, false);
+  return proto;
+}
+
+/** Where install() puts the methods: the host's Performance.prototype (nativeHome), or for a
+ *  plain-object host, the Performance.prototype that givePerformanceInterface gave it. */
+function methodHome(realm) {
+  const proto = Object.getPrototypeOf(realm.performance);
+  return nativeHome === nativePerformance && Object.getPrototypeOf(nativePerformance) === proto
+    ? proto
+    : nativeHome;
+}
+
 function installTimeline(realm) {
   if (nativePerformance) {
     adoptHostEntries(realm);
+    const home = nativeHome === nativePerformance ? givePerformanceInterface(realm) : nativeHome;
     for (const [key, fn] of Object.entries(realm.methods))
-      if (!MEMORY_METHODS.includes(key)) defineValue(nativeHome, key, fn, true);
+      if (!MEMORY_METHODS.includes(key)) defineValue(home, key, fn, true);
     realm.acceptHost();
     watchHostObservers(realm);
   } else {
@@ -151,19 +177,28 @@ export const FULL_FEATURES = [
     'memory',
     (realm) =>
       realm.methods.measureUserAgentSpecificMemory
-        ? MEMORY_METHODS.filter((k) => typeof nativeHome?.[k] !== 'function').map((k) => `no ${k}`)
+        ? MEMORY_METHODS.filter((k) => !hostHas(realm, k)).map((k) => `no ${k}`)
         : null,
     installMemory,
   ],
 ];
 
-/** measureUserAgentSpecificMemory and measureMemory where the host's methods live (its
- *  Performance.prototype, or a plain-object `performance` itself: see nativeHome). Over
- *  a native one (force), ours still uses the native measurement as its source where allowed. */
+/** Whether the host's performance has its own `key` method (not perfshim's, which a plain-object
+ *  host inherits once givePerformanceInterface has run). */
+const hostHas = (realm, key) =>
+  typeof nativeHome?.[key] === 'function' && nativeHome[key] !== realm.methods[key];
+
+/** measureUserAgentSpecificMemory and measureMemory where the host's methods live (see
+ *  methodHome). Over a native one (force), ours still uses the native measurement as its source
+ *  where allowed. */
 function installMemory(realm, force) {
   if (!nativePerformance) return; // the ponyfill performance installed by installTimeline has them
+  const home = methodHome(realm);
   for (const key of MEMORY_METHODS)
-    if (force || typeof nativeHome[key] !== 'function')
-      defineValue(nativeHome, key, realm.methods[key], true);
+    if (force || !hostHas(realm, key)) {
+      // (a plain-object host's own copy would hide the inherited one)
+      if (home !== nativeHome) Reflect.deleteProperty(nativePerformance, key);
+      defineValue(home, key, realm.methods[key], true);
+    }
   realm.acceptHost();
 }

@@ -1,6 +1,8 @@
 // Installing onto a host whose `performance` is a plain object or has a null prototype (some
-// runtimes and test environments): perfshim's methods go onto that object, never onto
-// Object.prototype, and a null-prototype host works for the ponyfill and for install().
+// runtimes and test environments): that object gets a real Performance interface (its prototype
+// perfshim's Performance.prototype, which holds the methods and inherits from EventTarget.prototype;
+// a global Performance whose constructor is illegal), keeps its identity and clock, and
+// Object.prototype is never touched; a null-prototype host works for the ponyfill and install().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -36,8 +38,18 @@ const USE_INSTALLED = `
     out.mark = [m.constructor.name, m.detail.x];
     out.found = performance.getEntriesByName('a').length;
     out.measured = performance.measure('a-b', 'a').name;
-    out.ownMethods = ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType',
-      'getEntriesByName', 'measureUserAgentSpecificMemory', 'measureMemory'].filter((k) => Object.hasOwn(host, k));
+    const names = ['mark', 'measure', 'clearMarks', 'clearMeasures', 'getEntries', 'getEntriesByType',
+      'getEntriesByName', 'measureUserAgentSpecificMemory', 'measureMemory'];
+    out.ownKeys = Object.keys(host);
+    out.inherited = names.filter((k) => typeof Performance.prototype[k] === 'function' &&
+      Object.hasOwn(Performance.prototype, k) && host[k] === Performance.prototype[k]);
+    out.isPerformance = [host instanceof Performance, Object.getPrototypeOf(host) === Performance.prototype,
+      Object.getPrototypeOf(Performance.prototype) === EventTarget.prototype,
+      Object.prototype.toString.call(host)];
+    const g = Object.getOwnPropertyDescriptor(globalThis, 'Performance');
+    out.global = [g.writable, g.enumerable, g.configurable, Performance.name];
+    try { new Performance(); out.construct = 'constructed'; } catch (e) { out.construct = e.constructor.name; }
+    out.json = Object.keys(JSON.parse(JSON.stringify(host)));
     out.clock = Math.abs(performance.now() - Date.now()) < 1000;`;
 const ALL_METHODS = [
   'mark',
@@ -59,15 +71,24 @@ function checkInstalled(out) {
   assert.deepEqual(out.mark, ['PerformanceMark', 1]);
   assert.equal(out.found, 1);
   assert.equal(out.measured, 'a-b');
-  assert.deepEqual(out.ownMethods, ALL_METHODS, "the methods are the host object's own");
+  assert.deepEqual(out.ownKeys, ['now'], 'the host keeps its own now() and gains no own methods');
+  assert.deepEqual(
+    out.inherited,
+    ALL_METHODS,
+    'the methods are inherited from Performance.prototype',
+  );
+  assert.deepEqual(out.isPerformance, [true, true, true, '[object Performance]']);
+  assert.deepEqual(out.global, [true, false, true, 'Performance'], 'an interface object');
+  assert.equal(out.construct, 'TypeError', 'new Performance() is an illegal constructor');
+  assert.deepEqual(out.json, ['timeOrigin'], 'toJSON() is inherited');
   assert.equal(out.clock, true, "performance.now() is still the host's clock");
 }
 
-test('import auto with a plain-object performance installs onto that object only', () => {
+test('import auto with a plain-object performance gives that object a Performance interface', () => {
   checkInstalled(run(PLAIN, `await import(${JSON.stringify(`${glue}auto.js`)});${USE_INSTALLED}`));
 });
 
-test('install() with a plain-object performance installs onto that object only', () => {
+test('install() with a plain-object performance gives that object a Performance interface', () => {
   checkInstalled(
     run(
       PLAIN,
@@ -94,7 +115,7 @@ test('a null-prototype performance: the ponyfill import works and uses the host 
   assert.deepEqual(out.protoAdded, []);
 });
 
-test('install() with a null-prototype performance installs onto that object', () => {
+test('install() with a null-prototype performance gives it a Performance interface', () => {
   checkInstalled(
     run(
       NULL_PROTO,
@@ -103,4 +124,26 @@ test('install() with a null-prototype performance installs onto that object', ()
     install();${USE_INSTALLED}`,
     ),
   );
+});
+
+// A host object with its own copies of the methods (a test double): they would hide the inherited
+// ones, so they go; the marks it had buffered are carried over.
+test('install() over a plain object with its own mark/getEntriesByType: the methods are inherited', () => {
+  const out = run(
+    `Object.assign({ now: () => Date.now() }, (() => {
+      const marks = [{ name: 'early', entryType: 'mark', startTime: Date.now() - 5, duration: 0 }];
+      return { mark() {}, clearMarks() { marks.length = 0; }, getEntriesByName: () => [],
+        getEntriesByType: (t) => (t === 'mark' ? marks.slice() : []) };
+    })())`,
+    `
+    const { install } = await import(${JSON.stringify(`${glue}index.js`)});
+    install();
+    out.own = Object.keys(host);
+    out.early = performance.getEntriesByName('early').map((e) => e.constructor.name);
+    out.mark = performance.mark('x') instanceof PerformanceMark;`,
+  );
+  assert.deepEqual(out.own, ['now']);
+  assert.deepEqual(out.early, ['PerformanceMark'], 'the host mark was carried over');
+  assert.equal(out.mark, true);
+  assert.deepEqual(out.protoAdded, []);
 });
