@@ -185,12 +185,48 @@ test("profiler: each workload's functions are in the flame graph and the top tab
         .locator('#profiler-panel')
         .screenshot({ path: join(SHOTS, 'profiler-sorting.png') });
   }
-  // Hovering a frame shows its name, time and position.
-  await page.locator('#flame').hover({ position: { x: 200, y: 18 * 2 + 9 } });
-  assert.match(await page.locator('#flame-tip').innerText(), /total \d+ ms \(\d+ samples\)/);
+  // Hovering a frame shows its name, time and position: every box the flame graph drew, found in
+  // the canvas's own pixels (a profile's shape differs from run to run: no fixed point).
+  const flame = page.locator('#flame');
+  const functions = JSON.parse(await flame.getAttribute('data-functions'));
+  const boxes = await flameBoxes(page);
+  assert.ok(boxes.length > 1, `the root and at least one frame under it: ${JSON.stringify(boxes)}`);
+  for (const box of boxes) {
+    await flame.hover({ position: box });
+    const tip = await page.locator('#flame-tip').innerText();
+    assert.match(tip, /total \d+ ms \(\d+ samples\), self \d+ ms/, JSON.stringify(box));
+    const name = tip.split('\n')[0];
+    assert.ok(name.startsWith('all samples') || functions.includes(name), `${name} was drawn`);
+    if (box.y > 18) assert.match(tip, /\n(\(no resource\)|\S+:(\d+|\?):(\d+|\?))$/, 'a position');
+  }
   await page.locator('#profiler-panel').screenshot({ path: join(SHOTS, 'profiler.png') });
   await page.mouse.move(0, 0);
 });
+
+/** The centre of each box the flame graph drew (rows of 18 CSS px, as demo/profiler-panel.js
+ *  draws them; boxes 1 px apart), read from the canvas's pixels; boxes narrower than 4 px, where
+ *  a pointer could fall between two, are left out. */
+function flameBoxes(p) {
+  return p.locator('#flame').evaluate((canvas) => {
+    const ROW = 18;
+    const dpr = canvas.width / canvas.clientWidth;
+    const { data, width } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const boxes = [];
+    for (let y = 4; y * dpr < canvas.height; y += ROW) {
+      const row = Math.floor(y * dpr) * width;
+      let start = -1;
+      for (let px = 0; px <= width; px++) {
+        const drawn = px < width && data[(row + px) * 4 + 3] === 255; // (edges blend)
+        if (drawn && start < 0) start = px;
+        if (!drawn && start >= 0) {
+          if ((px - start) / dpr >= 4) boxes.push({ x: Math.round((start + px) / 2 / dpr), y });
+          start = -1;
+        }
+      }
+    }
+    return boxes;
+  });
+}
 
 test('profiler: a small buffer fires samplebufferfull, and stop() then resolves with it', async () => {
   const r = await profile(page, { workload: 'sorting', buffer: '20', duration: '2000' });
