@@ -111,16 +111,25 @@ test('/demo/ without ForceEagerMeasureMemory: the memory panel says it is measur
     await page.goto(`${srv.url}/demo/`);
     await page.waitForFunction(() => window.__demoReady === true);
     await page.click('#btn-memory');
+    // Still measuring after a second, or done already (a GC came early): no race on which.
     await page.waitForFunction(
-      () => /measuring… [1-9]\.\d s/.test(document.getElementById('mem-status').textContent),
+      () => {
+        const s = document.getElementById('mem-status');
+        return s.dataset.done || /measuring… [1-9]\.\d s/.test(s.textContent);
+      },
       null,
-      { timeout: 5000 },
+      { timeout: 20000 },
     );
-    const status = page.locator('#mem-status');
-    if (!(await status.getAttribute('data-done'))) {
-      assert.match(await status.getAttribute('class'), /busy/);
-      assert.match(await status.innerText(), /next garbage collection/);
-      assert.equal(await page.locator('#btn-memory').isDisabled(), true);
+    // One snapshot of the panel, so that the measurement cannot end between two reads.
+    const now = await page.evaluate(() => {
+      const s = document.getElementById('mem-status');
+      const disabled = document.getElementById('btn-memory').disabled;
+      return { done: s.dataset.done, cls: s.className, text: s.textContent, disabled };
+    });
+    if (!now.done) {
+      assert.match(now.cls, /busy/);
+      assert.match(now.text, /next garbage collection/);
+      assert.equal(now.disabled, true);
       await page.locator('#memory-panel').screenshot({ path: join(SHOTS, 'memory-measuring.png') });
     }
   } finally {
