@@ -3,9 +3,13 @@
 // are copied here, much faster than the host's structuredClone; as soon as anything else turns
 // up, the whole value goes through the host's structuredClone instead, so identity (shared
 // references, cycles) and every other type keep the host's exact semantics.
+// Platform objects (instances of the interfaces perfshim implements, and the host's
+// PerformanceEntry) are not [Serializable]: met anywhere in the value, they are a
+// DataCloneError, as in Chromium (a host's structuredClone would copy our JS objects as {}).
 // Known edges: getters of plain objects met before that point run twice (read again by the
 // host's clone); a Proxy whose target is a plain object is copied as one (the host would throw
-// a DataCloneError).
+// a DataCloneError); a platform object that only an own getter returns is not found, nor one
+// made by Object.create(SomeInterface.prototype) told from a real one (both rare).
 import { domException } from '../host/errors.js';
 
 const OBJECT_PROTO = Object.prototype;
@@ -15,7 +19,39 @@ const hasOwn = Object.hasOwn || ((o, k) => Object.prototype.hasOwnProperty.call(
 const NOT_PLAIN = Symbol('not plain');
 const MAX_NODES = 256;
 
+// The prototypes of the interfaces whose instances are platform objects (notSerializable).
+const PLATFORM = new WeakSet();
+
+/** The instances of interface `Ctor` (and of its subclasses) are platform objects, which
+ *  StructuredSerialize refuses (none of these interfaces is [Serializable]). */
+export const notSerializable = (Ctor) => PLATFORM.add(Ctor.prototype);
+
+/** The DataCloneError for a platform object in `v` where the host's serializer would meet it
+ *  (own enumerable data properties, Map and Set members), before the host copies `v`. Each
+ *  object once, without recursion: a Set's iteration reaches members added while it runs. */
+function refusePlatform(v, context) {
+  const seen = new Set([v]);
+  const add = (x) => x !== null && typeof x === 'object' && seen.add(x);
+  for (const o of seen) {
+    for (let p = o; (p = Object.getPrototypeOf(p)); )
+      if (PLATFORM.has(p))
+        throw domException(
+          'DataCloneError',
+          `${context}: ${o[Symbol.toStringTag]} object could not be cloned.`,
+        );
+    if (ArrayBuffer.isView(o)) continue;
+    if (o instanceof Map || o instanceof Set)
+      o.forEach((x, k) => {
+        add(k);
+        add(x);
+      });
+    for (const d of Object.values(Object.getOwnPropertyDescriptors(o)))
+      if (d.enumerable) add(d.value);
+  }
+}
+
 function hostCopy(v, context) {
+  if (typeof v === 'object') refusePlatform(v, context);
   if (typeof hostClone !== 'function')
     throw domException(
       'DataCloneError',

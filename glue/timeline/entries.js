@@ -9,7 +9,7 @@
 // PerformanceEntry` accepts them, so a mixed timeline reads the same way everywhere.
 import { failed, failedConstruct, domException, nameInMessage } from '../host/errors.js';
 import { requireArgs, toDOMString, toDouble, dictionarySource } from '../host/webidl.js';
-import { cloneDetail } from './clone.js';
+import { cloneDetail, notSerializable } from './clone.js';
 import {
   native,
   nativeNow,
@@ -23,6 +23,7 @@ export const INTERNAL = Symbol('perfshim.internal');
 const illegal = (what) => new TypeError(`${what}: Illegal invocation`);
 
 const nativeEntryProto = native.PerformanceEntry ? native.PerformanceEntry.prototype : null;
+if (nativeEntryProto) notSerializable(native.PerformanceEntry); // the host's entries too
 /** A host entry's attribute, read through its own prototype chain (subclasses such as
  *  PerformanceResourceTiming override startTime); anything else is an illegal invocation. */
 function forward(attr, obj) {
@@ -271,8 +272,10 @@ export class PerformanceMeasure extends PerformanceEntry {
 }
 
 /** WebIDL shape: members enumerable, a toStringTag per interface, and the interface's name
- *  (a bundle that minifies identifiers renames the class). */
+ *  (a bundle that minifies identifiers renames the class); its instances are platform objects,
+ *  which a detail cannot hold (none of these interfaces is [Serializable]). */
 export function webidlShape(Ctor, tag) {
+  notSerializable(Ctor);
   Object.defineProperty(Ctor, 'name', { value: tag });
   const proto = Ctor.prototype;
   for (const key of Object.getOwnPropertyNames(proto)) {
