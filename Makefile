@@ -11,8 +11,8 @@ CJSON := third_party/cjson/cJSON.c
 # The ABI is every PS_API declaration in the headers: Measure Memory's (memory.h) in a core of its
 # own, loaded on first use (wasm/perfshim-memory.wasm), the rest in the full core.
 MEMORY_SRC := src/memory.c src/json.c src/exchange.c src/vec.c src/alloc.c
-CORE_SRC := $(filter-out src/memory.c src/json.c,$(SRC))
-EXPORTS = $(shell bash tools/exports.sh $(filter-out src/memory.h,$(HDR)))
+CORE_SRC := $(filter-out src/memory.c src/json.c src/field.c,$(SRC))
+EXPORTS = $(shell bash tools/exports.sh $(filter-out src/memory.h src/field.h,$(HDR)))
 MEMORY_EXPORTS = $(shell bash tools/exports.sh src/perfshim.h src/memory.h | tr , '\n' | grep -E '_ps_(exchange|blob|memory)_' | paste -sd,)
 
 # The module has no cJSON (src/json.c reads and writes the core's JSON); only the C tests and
@@ -40,7 +40,8 @@ $(CJSON):
 	bash tools/fetch-cjson.sh third_party/cjson
 
 wasm: wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js \
-  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/host/abi.js
+  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js wasm/perfshim-field.wasm wasm/perfshim-field.wasm.js \
+  glue/host/abi.js
 
 # The glue's ABI constants (status codes, types, markers, columns, argument kinds), generated
 # from the headers; committed, and check-built fails when they are stale.
@@ -67,6 +68,18 @@ wasm/perfshim-memory.wasm: $(MEMORY_SRC) src/perfshim.h src/memory.h src/json.h 
 	@sha256sum $@ | tee wasm/perfshim-memory.wasm.sha256
 
 wasm/perfshim-memory.wasm.js: wasm/perfshim-memory.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
+	$(NODE) tools/embed-wasm.mjs $< $@
+
+# The field core (glue/field/: the collector in Node, the sampled page): uploads encoded, decoded
+# and validated, aggregates merged (src/field.c) over the trace trie; its ABI is field.h's, the
+# trace's and the exchange's. Loaded only by field profiling.
+FIELD_SRC := src/field.c src/trace.c src/pool.c src/exchange.c src/vec.c src/alloc.c
+FIELD_EXPORTS = $(shell bash tools/exports.sh src/perfshim.h src/trace.h src/field.h | tr , '\n' | grep -E '_ps_(exchange|result|out|blob|trace|field)_' | paste -sd,)
+wasm/perfshim-field.wasm: $(FIELD_SRC) src/perfshim.h src/trace.h src/trace_internal.h src/field.h src/internal.h Makefile | toolchain
+	$(EMCC) $(WASM_FLAGS) -sEXPORTED_FUNCTIONS=$(FIELD_EXPORTS) $(FIELD_SRC) -o $@
+	@sha256sum $@ | tee wasm/perfshim-field.wasm.sha256
+
+wasm/perfshim-field.wasm.js: wasm/perfshim-field.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
 	$(NODE) tools/embed-wasm.mjs $< $@
 
 # The debug build (not committed): -O0, names, invariant traps. The Node suites run on it too.
@@ -197,7 +210,8 @@ test: test-setup lint test-c test-fuzz test-node test-node18 test-browser
 # CI: the committed wasm/, dist/ and glue/host/abi.js must be what the committed sources build.
 check-built: node_modules/.package-lock.json
 	rm -f wasm/perfshim.wasm wasm/perfshim.wasm.js wasm/perfshim-timeline.wasm wasm/perfshim-timeline.wasm.js \
-	  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js glue/host/abi.js
+	  wasm/perfshim-memory.wasm wasm/perfshim-memory.wasm.js wasm/perfshim-field.wasm \
+	  wasm/perfshim-field.wasm.js glue/host/abi.js
 	$(MAKE) wasm
 	$(NODE) tools/build-dist.mjs
 	@git diff --exit-code --stat -- wasm dist glue/host/abi.js || { echo "wasm/, dist/ or glue/host/abi.js is stale: run make and commit"; exit 1; }

@@ -50,6 +50,8 @@ typedef struct {
 } ps_pool;
 
 int32_t ps__pool_intern(ps_pool *p, const uint8_t *s, uint32_t len);
+/* The id of an interned string, or -1 (nothing is added). */
+int32_t ps__pool_find(const ps_pool *p, const uint8_t *s, uint32_t len);
 void ps__pool_release(ps_pool *p, uint32_t id);
 size_t ps__pool_bytes(const ps_pool *p);
 

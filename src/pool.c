@@ -58,6 +58,17 @@ static int ids_grow(ps_pool *p)
     return PS_OK;
 }
 
+int32_t ps__pool_find(const ps_pool *p, const uint8_t *s, uint32_t len)
+{
+    if (!p->mask) return -1;
+    uint32_t h = hash_bytes(s, len);
+    for (uint32_t i = h & p->mask;; i = (i + 1) & p->mask) {
+        int32_t id = p->slots[i];
+        if (id < 0) return -1;
+        if (p->hash[id] == h && p->len[id] == len && memcmp(p->str[id], s, len) == 0) return id;
+    }
+}
+
 int32_t ps__pool_intern(ps_pool *p, const uint8_t *s, uint32_t len)
 {
     if ((p->live + 1) * 2 > (p->mask ? p->mask + 1 : 0) && table_grow(p) != PS_OK) return PS_E_NOMEM;

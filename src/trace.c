@@ -352,6 +352,34 @@ int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, co
     return frame_from_bytes(t, name, name_len, res, line, col);
 }
 
+int32_t ps__trace_frame_find(int32_t h, const uint8_t *name, uint32_t name_len, const uint8_t *url,
+                             uint32_t url_len, uint32_t line, uint32_t col)
+{
+    trace *t = get(h);
+    if (!t || !t->f_slots) return -1;
+    int32_t res = url ? ps__pool_find(&t->resources, url, url_len) : -1;
+    int32_t n = ps__pool_find(&t->names, name, name_len);
+    if (n < 0 || (url && res < 0)) return -1;
+    for (uint32_t i = frame_hash((uint32_t)n, res, line, col) & t->f_mask;; i = (i + 1) & t->f_mask) {
+        int32_t id = t->f_slots[i];
+        if (id < 0) return -1;
+        if (t->f_name[id] == (uint32_t)n && t->f_res[id] == res && t->f_line[id] == line &&
+            t->f_col[id] == col)
+            return id;
+    }
+}
+
+int32_t ps__trace_stack_find(int32_t h, int32_t parent, uint32_t frame)
+{
+    trace *t = get(h);
+    if (!t || !t->s_slots) return -1;
+    for (uint32_t i = stack_hash(parent, frame) & t->s_mask;; i = (i + 1) & t->s_mask) {
+        int32_t id = t->s_slots[i];
+        if (id < 0) return -1;
+        if (t->s_parent[id] == parent && t->s_frame[id] == frame) return id;
+    }
+}
+
 /* §get a stack ID, iteratively from the outermost frame: one (parent, frame) lookup per frame. */
 int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth, int32_t *stack)
 {

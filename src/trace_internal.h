@@ -35,6 +35,11 @@ int32_t ps__trace_stack(int32_t h, int32_t parent, uint32_t frame);
  * a negative status (apart: PS_E_NOMEM is -1 too). */
 int32_t ps__trace_frame_of(int32_t h, const uint8_t *name, uint32_t name_len, const uint8_t *url,
                            uint32_t url_len, uint32_t line, uint32_t col);
+/* Lookups that add nothing (field.c's capped aggregates): the frame id of (name, url, line,
+ * column) or the stack id of (parent, frame) when the trace already holds it, else -1. */
+int32_t ps__trace_frame_find(int32_t h, const uint8_t *name, uint32_t name_len, const uint8_t *url,
+                             uint32_t url_len, uint32_t line, uint32_t col);
+int32_t ps__trace_stack_find(int32_t h, int32_t parent, uint32_t frame);
 int32_t ps__trace_stack_of(int32_t h, const uint32_t *frames, uint32_t depth, int32_t *stack);
 
 #endif

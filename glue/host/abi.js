@@ -2,6 +2,36 @@
 // The core's ABI constants: status codes (PS_OK, PS_E_*), entry types, User Timing argument
 // kinds, profiler markers and trace columns, and the encodings the import records use.
 
+// field.h
+export const PS_FIELD_BAD_MAGIC = 1;
+export const PS_FIELD_BAD_TRUNCATED = 2;
+export const PS_FIELD_BAD_VARINT = 3;
+export const PS_FIELD_BAD_COUNT = 4;
+export const PS_FIELD_BAD_STRING = 5;
+export const PS_FIELD_BAD_UTF8 = 6;
+export const PS_FIELD_BAD_STRING_ID = 7;
+export const PS_FIELD_BAD_RESOURCE_ID = 8;
+export const PS_FIELD_BAD_FRAME_ID = 9;
+export const PS_FIELD_BAD_PARENT = 10;
+export const PS_FIELD_BAD_DEPTH = 11;
+export const PS_FIELD_BAD_TIME = 12;
+export const PS_FIELD_BAD_STACK_ID = 13;
+export const PS_FIELD_BAD_MARKER = 14;
+export const PS_FIELD_BAD_ENTRY_TYPE = 15;
+export const PS_FIELD_BAD_LABEL_NAME = 16;
+export const PS_FIELD_BAD_LABEL_VALUE = 17;
+export const PS_FIELD_BAD_TRAILING = 18;
+export const PS_FIELD_BAD_SIZE = 19;
+export const PS_FIELD_BAD_LINE = 20;
+export const PS_FIELD_COL_COUNT = 0;
+export const PS_FIELD_COL_TIME = 1;
+export const PS_FIELD_MAX_BYTES = 1048576;
+export const PS_FIELD_MAX_STRING = 4096;
+export const PS_FIELD_MAX_LABELS = 32;
+export const PS_FIELD_MAX_LABEL_VALUE = 256;
+export const PS_FIELD_MAX_DEPTH = 1024;
+export const PS_FIELD_MAX_ENTRIES = 4096;
+
 // perfshim.h
 export const PS_OK = 0;
 export const PS_E_NOMEM = -1;
