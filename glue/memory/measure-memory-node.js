@@ -60,19 +60,34 @@ function probeResult(r) {
   return r.result.value;
 }
 
+/** The handlers of the workers being measured, by session id, behind one listener per event
+ *  (a listener per worker passed the session's limit of 10 and printed a
+ *  MaxListenersExceededWarning on every call from the 11th worker). */
+function workerRelay(session) {
+  const waiting = new Map(); // sessionId -> { message(msg), detached() }
+  session.on('NodeWorker.receivedMessageFromWorker', ({ params: p }) => {
+    const w = waiting.get(p.sessionId);
+    if (w) w.message(JSON.parse(p.message));
+  });
+  session.on('NodeWorker.detachedFromWorker', ({ params: p }) => {
+    const w = waiting.get(p.sessionId);
+    if (w) w.detached();
+  });
+  return waiting;
+}
+
 /** A worker's figures: the steps relayed by the parent session (NodeWorker domain), the answer
  *  to the last awaited. A worker blocked in native code cannot answer: it is not waited for
  *  longer than `ms` (the timer is unref'd, so it never keeps the process alive). */
-function measureWorker(session, post, sessionId, ms) {
+function measureWorker(waiting, post, sessionId, ms) {
   return new Promise((resolve, reject) => {
     setTimeout(() => reject(new Error('worker did not answer in time')), ms).unref();
-    session.on('NodeWorker.receivedMessageFromWorker', ({ params: p }) => {
-      const msg = p.sessionId === sessionId ? JSON.parse(p.message) : {};
-      if (msg.error) reject(new Error(`${msg.error.message} (${msg.error.code})`));
-      else if (msg.id === STEPS.length) resolve(msg.result); // earlier ids and notifications: no
-    });
-    session.on('NodeWorker.detachedFromWorker', ({ params: p }) => {
-      if (p.sessionId === sessionId) reject(new Error('worker exited during the measurement'));
+    waiting.set(sessionId, {
+      message(msg) {
+        if (msg.error) reject(new Error(`${msg.error.message} (${msg.error.code})`));
+        else if (msg.id === STEPS.length) resolve(msg.result); // earlier ids and notifications: no
+      },
+      detached: () => reject(new Error('worker exited during the measurement')),
     });
     STEPS.forEach(([method, params], i) => {
       const message = JSON.stringify({ id: i + 1, method, params });
@@ -148,8 +163,9 @@ export async function measureNode(
       const attached = [];
       session.on('NodeWorker.attachedToWorker', ({ params }) => attached.push(params));
       await post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+      const waiting = workerRelay(session);
       workers = attached.map(({ sessionId, workerInfo }) =>
-        measureWorker(session, post, sessionId, workerTimeoutMs).then(
+        measureWorker(waiting, post, sessionId, workerTimeoutMs).then(
           (p) => ({ url: workerInfo.url, p }),
           // The worker exited meanwhile (its memory is gone) or is blocked outside JavaScript
           // (a synchronous native call) past the timeout: it is left out, as Chromium leaves
