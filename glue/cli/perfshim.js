@@ -11,12 +11,23 @@ Commands:
                (perfshim profile --help)
   instrument   add profiling probes to JavaScript sources, for browsers without a Profiler
                (perfshim instrument --help)
+  collect      take field profiles (perfshim/field) and write pprof per window and labels
+  aggregate    merge uploads, traces and .cpuprofile files into pprof
+  diff         the functions whose share of the time changed most between two profiles
+  symbolicate  map a trace's minified frames back through source maps
 
 Options:
   -h, --help     this help
   -v, --version  the version of perfshim`;
 
-const COMMANDS = { profile: './profile.js', instrument: './instrument.js' };
+const COMMANDS = {
+  profile: './profile.js',
+  instrument: './instrument.js',
+  collect: './collect.js',
+  aggregate: './aggregate.js',
+  diff: './diff.js',
+  symbolicate: './symbolicate.js',
+};
 
 export async function main(argv) {
   const [command, ...rest] = argv;
