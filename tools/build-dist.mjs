@@ -109,14 +109,20 @@ writeFileSync(
 const browserOnly = {
   name: 'browser-only',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(profiler|measure-memory)-node\.js$/ }, (a) => ({
-      path: a.path,
-      namespace: 'browser-only',
-    }));
+    b.onResolve(
+      { filter: /^\.\/(profiler-(node|inspector-async)|measure-memory-(node|bun|deno))\.js$/ },
+      (a) => ({ path: a.path, namespace: 'browser-only' }),
+    );
+    // (Bun's and Deno's sources too: profiler-inspector-async.js, measure-memory-bun/-deno.js)
+    const STUBS = {
+      'profiler-node': 'nodeSource',
+      'profiler-inspector-async': 'asyncInspectorSource',
+      'measure-memory-node': 'measureNode',
+      'measure-memory-bun': 'measureBun',
+      'measure-memory-deno': 'measureDeno',
+    };
     b.onLoad({ filter: /.*/, namespace: 'browser-only' }, (a) => ({
-      contents: a.path.includes('profiler')
-        ? 'export const nodeSource = null;'
-        : 'export const measureNode = null;',
+      contents: `export const ${STUBS[/([\w-]+)\.js$/.exec(a.path)[1]]} = null;`,
     }));
   },
 };
