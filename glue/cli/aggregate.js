@@ -1,0 +1,89 @@
+// `perfshim aggregate FILES... [--by release,route] -o merged.pb.gz`: field uploads, ProfilerTrace
+// JSON and .cpuprofile files merged in the field core into one pprof per group of labels.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createField } from '../field/core.js';
+import { loadTrace } from '../field/inputs.js';
+import { aggregateToPprof } from '../field/pprof.js';
+
+export const USAGE = `Usage: perfshim aggregate FILES... -o merged.pb.gz [--by LABELS]
+
+Merges field uploads (gzipped or not), ProfilerTrace JSON and .cpuprofile files into pprof.
+
+Options:
+  -o, --out FILE     the pprof file to write (with --by: one per group, FILE's name + the labels)
+  --by LIST          comma-separated label names to group by (e.g. release,route)
+  --max-stacks N     distinct stacks before "(other)" (default 100000)
+  -h, --help         this help`;
+
+/** Merge `files` into aggregates grouped by the labels `by`: Map of group key -> {labels, read,
+ *  period}. */
+export function aggregateFiles(files, { by = [], maxStacks = 100000, field = createField() } = {}) {
+  const groups = new Map();
+  for (const file of files) {
+    const v = loadTrace(field, file);
+    try {
+      const labels = {};
+      for (const k of by) if (v.labels[k] !== undefined) labels[k] = v.labels[k];
+      const key = by.map((k) => `${k}=${encodeURIComponent(labels[k] ?? '')}`).join(',');
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { labels, agg: field.aggregate(maxStacks), period: 0 }));
+      g.period ||= v.interval;
+      field.add(g.agg, v.trace, v.interval);
+    } finally {
+      field.free(v.trace);
+    }
+  }
+  for (const g of groups.values()) {
+    g.read = field.read(g.agg);
+    field.freeAggregate(g.agg);
+  }
+  return groups;
+}
+
+export async function run(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        out: { type: 'string', short: 'o' },
+        by: { type: 'string', default: '' },
+        'max-stacks': { type: 'string', default: '100000' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    process.stderr.write(`perfshim aggregate: ${e.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!positionals.length || !values.out) {
+    process.stderr.write(`perfshim aggregate: give FILES and -o\n\n${USAGE}\n`);
+    return 2;
+  }
+  const by = values.by.split(',').filter(Boolean);
+  let groups;
+  try {
+    groups = aggregateFiles(positionals, { by, maxStacks: Number(values['max-stacks']) });
+  } catch (e) {
+    process.stderr.write(`perfshim aggregate: ${e.message}\n`);
+    return 1;
+  }
+  const base = values.out.replace(/\.pb(\.gz)?$/, '');
+  for (const [key, g] of groups) {
+    const file = by.length ? `${base}.${key}.pb.gz` : values.out;
+    const ms = g.read.info.ms;
+    writeFileSync(
+      file,
+      aggregateToPprof(g.read, { labels: g.labels, durationMs: ms, periodMs: g.period || 10 }),
+    );
+    process.stdout.write(`${file}: ${g.read.info.samples} samples, ${ms.toFixed(1)} ms\n`);
+  }
+  return 0;
+}
