@@ -84,7 +84,7 @@ test('a buffered observer sees the carried-over measure', async () => {
   const seen = [];
   const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));
   po.observe({ type: 'measure', buffered: true });
-  await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(() => setImmediate(r), 10)); // after the observer's task
   po.disconnect();
   assert.ok(seen.includes('pre-measure'), JSON.stringify(seen));
 });
