@@ -13,12 +13,11 @@ const nativeGetByType = Object.getPrototypeOf(performance).getEntriesByType;
 const NativeObserver = globalThis.PerformanceObserver;
 const { installed } = await import('../../glue/auto.js');
 
-const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
-/** Wait until `done()` holds or 2 s pass (observer delivery is a task away; a loaded machine
+/** Wait until `done()` holds or 20 s pass (observer delivery is a task away; a loaded machine
  *  can take longer than any fixed wait). The caller's assertions then say what arrived. */
-async function until(done, ms = 2000) {
+async function until(done, ms = 20000) {
   const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await tick(10);
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
 }
 let server, base;
 
@@ -43,10 +42,10 @@ test("supportedEntryTypes lists Node's own types plus mark and measure", () => {
 
 test('fetch() resource entries are visible in getEntriesByType, getEntriesByName and getEntries', async () => {
   const m1 = performance.mark('before-fetch');
-  await (await fetch(`${base}/first`)).text();
-  await tick();
-  const m2 = performance.mark('after-fetch');
   const url = `${base}/first`;
+  await (await fetch(url)).text();
+  await until(() => performance.getEntriesByType('resource').some((e) => e.name === url));
+  const m2 = performance.mark('after-fetch');
   const resources = performance.getEntriesByType('resource').filter((e) => e.name === url);
   assert.equal(resources.length, 1, 'one resource entry for the fetch');
   const r = resources[0];
@@ -84,7 +83,7 @@ test('a new fetch is delivered to the installed PerformanceObserver ({type: "res
   );
   po.observe({ type: 'resource' });
   await (await fetch(`${base}/observed`)).text();
-  await tick(50);
+  await until(() => seen.length > 0);
   po.disconnect();
   assert.deepEqual(
     seen.flatMap((s) => s.names),
@@ -97,7 +96,7 @@ test("buffered: true for a host type delivers the host's earlier entries", async
   const seen = [];
   const po = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => e.name)));
   po.observe({ type: 'resource', buffered: true });
-  await tick(50);
+  await until(() => seen.includes(`${base}/first`));
   po.disconnect();
   assert.ok(seen.includes(`${base}/first`), JSON.stringify(seen));
 });
@@ -110,7 +109,7 @@ test('one observer gets host and perfshim types ({entryTypes: ["mark", "resource
   po.observe({ entryTypes: ['mark', 'resource'] });
   performance.mark('mixed');
   await (await fetch(`${base}/mixed`)).text();
-  await tick(50);
+  await until(() => seen.includes('mark:mixed') && seen.includes(`resource:${base}/mixed`));
   po.disconnect();
   assert.ok(seen.includes('mark:mixed'), JSON.stringify(seen));
   assert.ok(seen.includes(`resource:${base}/mixed`), JSON.stringify(seen));
