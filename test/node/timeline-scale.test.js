@@ -39,13 +39,25 @@ test('200,000 distinct names: each one is found', () => {
   performance.clearMeasures();
 });
 
-test('clearMarks(name) on a big buffer removes exactly that name, in reasonable time', () => {
+test('clearMarks(name) on a big buffer removes exactly that name, costing less than making the marks', () => {
+  // This process's CPU time, not the clock: a shared machine stretches wall time, not the work
+  // done. Clearing is O(entries removed) (src/timeline.c), about a tenth of making the marks; a
+  // clear that walked the buffer for each removed entry would cost thousands of times more.
+  const cpu = (t0) => {
+    const { user, system } = process.cpuUsage(t0);
+    return user + system;
+  };
   performance.clearMarks();
+  const t0 = process.cpuUsage();
   for (let i = 0; i < N; i++) performance.mark(i % 4 === 0 ? 'drop' : 'keep', { startTime: i });
-  const t0 = Date.now();
+  const making = cpu(t0);
+  const t1 = process.cpuUsage();
   performance.clearMarks('drop');
-  const ms = Date.now() - t0;
-  assert.ok(ms < 2000, `clearMarks(name) took ${ms} ms`);
+  const clearing = cpu(t1);
+  assert.ok(
+    clearing < making,
+    `clearMarks(name) took ${clearing} µs of CPU, making the marks ${making} µs`,
+  );
   assert.equal(performance.getEntriesByName('drop').length, 0);
   const kept = performance.getEntriesByType('mark');
   assert.equal(kept.length, (N * 3) / 4);
