@@ -180,6 +180,13 @@ const PAGE = `<!doctype html>
       return { ctor: e && e.constructor && e.constructor.name, name: e && e.name, dom: e instanceof DOMException, code: e && e.code };
     }
   };
+  // Resolves to true once cond() is, polled every 10 ms; false after a generous deadline (a
+  // loaded machine delivers late, never on a schedule), so the caller's assertion says what lacked.
+  window.until = async (cond, ms = 20000) => {
+    for (const end = performance.now() + ms; !cond(); await new Promise((r) => setTimeout(r, 10)))
+      if (performance.now() > end) return false;
+    return true;
+  };
   window.consoleCalls = [];
   for (const level of ['warn', 'error', 'log', 'info']) {
     const orig = console[level];
@@ -626,13 +633,9 @@ forEachEngine((engine) => {
   });
 
   test('native navigation, resource and paint entries are in getEntries(), merged in time order', async () => {
-    await run(
-      () =>
-        new Promise((resolve) => {
-          const poll = () =>
-            performance.getEntriesByType('paint').length >= 1 ? resolve() : setTimeout(poll, 50);
-          poll();
-        }),
+    assert.ok(
+      await run(() => until(() => performance.getEntriesByType('paint').length >= 1)),
+      'a paint entry',
     );
     const r = await run(() => {
       const mark = performance.mark('merged', {
@@ -695,11 +698,23 @@ forEachEngine((engine) => {
     // every console call it makes (WebKit's driver reports no console messages); Chromium's
     // own warnings come through the driver's console events as well.
     const fresh = await browser.newPage();
+    // Console messages reach the driver in the order they were logged: once the driver has a
+    // marker the page logged, it has everything logged before it, however late it came
+    // (WebKit's driver reports no console messages: its page records its own calls).
+    const upTo = async (marker) => {
+      await fresh.evaluate((m) => console.log(m), marker);
+      if (engine === 'webkit') return [];
+      for (const end = Date.now() + 20000; ; await new Promise((r) => setTimeout(r, 20))) {
+        const all = await fresh.consoleMessages();
+        const at = all.findIndex((m) => m.endsWith(marker));
+        if (at >= 0) return all.slice(0, at);
+        if (Date.now() > end) assert.fail(`the driver never reported ${marker}: ${all}`);
+      }
+    };
     try {
       await fresh.goto(`${server.url}/timeline-page.html`);
       await fresh.waitFor(() => window.ready === true);
-      await fresh.evaluate(() => new Promise((r) => setTimeout(r, 50)));
-      const before = (await fresh.consoleMessages()).length;
+      const before = (await upTo('console-test-start')).length + 1;
       const r = await fresh.evaluate(async () => {
         window.consoleCalls.length = 0;
         const counts = [
@@ -708,13 +723,19 @@ forEachEngine((engine) => {
           performance.getEntriesByType('resource').length,
           performance.getEntriesByType('mark').length,
         ];
-        await new Promise((res) => setTimeout(res, 50));
+        // Whatever the calls queued (a task, a timer) has run by then.
+        await new Promise((res) => setTimeout(res, 0));
+        await new Promise((res) => {
+          const ch = new MessageChannel();
+          ch.port1.onmessage = res;
+          ch.port2.postMessage(0);
+        });
         return { counts, calls: window.consoleCalls.slice() };
       });
       assert.ok(r.counts[0] > 0);
       assert.deepEqual(r.calls, [], 'a native getEntries() logs nothing; neither should ours');
       assert.deepEqual(
-        (await fresh.consoleMessages()).slice(before),
+        (await upTo('console-test-end')).slice(before),
         [],
         `nor does ${NATIVE} log about our calls`,
       );
@@ -739,15 +760,18 @@ forEachEngine((engine) => {
       performance.mark('o2', { startTime: 2 });
       performance.measure('o3', { start: 1, end: 2 });
       const sync = calls.length;
-      await new Promise((r) => setTimeout(r, 30));
+      await until(() => calls.length > 0);
+      // A mark from a later task: its own callback, after anything the first task left over.
       performance.mark('o4');
-      await new Promise((r) => setTimeout(r, 30));
+      await until(() => calls.some((c) => c.names.includes('o4')));
       po.disconnect();
       return { sync, calls };
     });
     assert.equal(r.sync, 0, 'not called synchronously');
-    assert.equal(r.calls.length, 2);
-    assert.deepEqual(r.calls[0].names, ['o3', 'o2', 'o1']);
+    assert.deepEqual(
+      r.calls.map((c) => c.names),
+      [['o3', 'o2', 'o1'], ['o4']],
+    );
     assert.ok(r.calls[0].self && r.calls[0].obs);
     assert.deepEqual(r.calls[0].options, { droppedEntriesCount: 0 });
     assert.deepEqual(r.calls[1].options, {});
@@ -780,7 +804,7 @@ forEachEngine((engine) => {
       };
       window.addEventListener('error', onError);
       performance.mark('new');
-      await new Promise((res) => setTimeout(res, 30));
+      await until(() => seen.length >= 2 && reported.length >= 1);
       window.removeEventListener('error', onError);
       const c = new PerformanceObserver(() => seen.push('c'));
       c.observe({ type: 'mark' });
@@ -790,10 +814,16 @@ forEachEngine((engine) => {
       c.disconnect();
       a.disconnect();
       b.disconnect();
-      await new Promise((res) => setTimeout(res, 30));
+      // Observers are called in the order they observed, in one task: once a later one has its
+      // mark, a, b and c would have had theirs.
+      const last = new PerformanceObserver(() => seen.push('last'));
+      last.observe({ type: 'mark' });
+      performance.mark('after-disconnect');
+      await until(() => seen.includes('last'));
+      last.disconnect();
       return { seen, reported, taken };
     });
-    assert.deepEqual(r.seen, ['a', 'b:old,new']);
+    assert.deepEqual(r.seen, ['a', 'b:old,new', 'last']);
     assert.equal(r.reported.length, 1);
     assert.match(r.reported[0], /observer a throws/);
     assert.deepEqual(r.taken, ['taken']);
@@ -813,7 +843,7 @@ forEachEngine((engine) => {
       });
       po.observe({ type: 'resource' });
       await (await fetch('/package.json?observed')).text();
-      for (let i = 0; i < 50 && !seen.length; i++) await new Promise((res) => setTimeout(res, 20));
+      await until(() => seen.length > 0);
       po.disconnect();
       return {
         seen,
@@ -836,7 +866,7 @@ forEachEngine((engine) => {
       );
       po.observe({ type: 'navigation', buffered: true });
       po.observe({ type: 'paint', buffered: true });
-      await new Promise((res) => setTimeout(res, 50));
+      await until(() => seen.includes('navigation') && seen.includes('paint'));
       po.disconnect();
       return seen;
     });
@@ -853,8 +883,7 @@ forEachEngine((engine) => {
       po.observe({ entryTypes: ['mark', 'resource'] });
       performance.mark('mixed');
       await (await fetch('/package.json?mixed')).text();
-      for (let i = 0; i < 50 && !seen.includes('resource'); i++)
-        await new Promise((res) => setTimeout(res, 20));
+      await until(() => seen.includes('mark') && seen.includes('resource'));
       po.disconnect();
       return seen;
     });
@@ -891,13 +920,17 @@ forEachEngine((engine) => {
       po.observe({ entryTypes: ['mark', 'measure'] });
       performance.mark('to-native', { startTime: 3 });
       performance.measure('to-native-measure', { start: 4, end: 6 });
-      await new Promise((res) => setTimeout(res, 50));
+      await until(() => seen.length >= 2);
+      // A later mark, seen after anything still on its way for the first two (a duplicate).
+      performance.mark('to-native-last', { startTime: 7 });
+      await until(() => seen.some((e) => e[1] === 'to-native-last'));
       po.disconnect();
       return { seen, once: performance.getEntriesByName('to-native').length };
     });
     assert.deepEqual(r.seen, [
       ['mark', 'to-native', 3],
       ['measure', 'to-native-measure', 4],
+      ['mark', 'to-native-last', 7],
     ]);
     assert.equal(r.once, 1, 'no duplicate in the timeline');
   });
