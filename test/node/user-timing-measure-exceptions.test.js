@@ -226,7 +226,9 @@ test('a failed measure runs no observer and leaves the buffer untouched', async 
   try {
     assert.throws(() => performance.measure('m', 'nope'));
     assert.throws(() => performance.measure('m', { start: 0, detail: () => {} }));
-    await new Promise((r) => setTimeout(r, 20));
+    // After an immediate queued after the timer: an observer task (an immediate) queued by the
+    // failed calls would have run, whatever the timer's turn.
+    await new Promise((r) => setTimeout(() => setImmediate(r), 20));
     assert.deepEqual(seen, []);
     assert.deepEqual(po.takeRecords(), []);
     nothingBuffered();
