@@ -1,5 +1,6 @@
 // Micro-bench of an instrumented function's entry and exit forms (docs/instrument.md, "Bodies
-// without try (stop 17)", "Inline push and pop (stop 19)" and "The switch (stop 22)"): ns per
+// without try (stop 17)", "Inline push and pop (stop 19)", "The switch (stop 22)" and "No try
+// around bodies (stop 23)": the transform's bodies have no `try` since): ns per
 // instrumented call of a loop calling `mid`, which calls `leaf` 4 times (5 instrumented calls
 // per iteration), with no profiler's logger. Variants, each its own module and probe object,
 // timed in interleaved rounds (every variant in every position in turn), medians with the
@@ -8,8 +9,6 @@
 //   inline       the transform's output, switch off (no profiler: the probes keep no stack)
 //   inline/on    the same with the switch on (the stack kept, as while a profiler runs, minus
 //                the logger's calls)
-//   tryless      inline without the try and its catch (measurement only: an exception would
-//                leave the frame on the stack)
 //   always-on    the form before stop 22: the push and the pop on every call, switch or not
 //                (what the stack costs where no profiler runs)
 //   always-on/no log      the same without the two logging tests (what the tests' bytes cost)
@@ -37,23 +36,22 @@ export function mid(x) { let s = 0; s += leaf(x); s += leaf(s); s += leaf(s); s 
 export function loop(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + mid(i)) | 0; return s; }`;
 
 const out = instrument(src, { file: 'exits.js' }).code;
-const tryless = out
-  .replaceAll('__psx:try{', '__psx:{')
-  .replaceAll('}catch(__pse){__ps.x(__pst);throw __pse}', '}');
 // The switch on for the module's own probes (its header has run: `__ps` is set).
 const on = (code) => `${code}\n__ps.use(1);`;
 // The stack on every call: the gates opened.
 // (every function here is a top-level declaration: its switch test also runs the header if an
 // ES module cycle called it first)
 const GATE_IN = /let __pst=-1,__psv;if\(\(__pso\|\|__psh_\w+\(\)\)\.o\)\{/g;
-const alwaysOn = out.replace(GATE_IN, 'let __pst,__psv;{').replaceAll('if(__pst>=0){', '{');
+const alwaysOn = out
+  .replace(GATE_IN, 'let __pst,__psv;{')
+  .replaceAll('if(__pst>=0){', '{')
+  .replaceAll('__pst<0?__psv:__ps.r(__psv,__pst)', '__ps.r(__psv,__pst)');
 // The inline form's logging test (the log window: glue/instrument/probes.js).
 const LOG = /if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g;
 const noLog = alwaysOn.replace(LOG, '');
 const depthOnly = noLog.replace(/__pss\[__pst\+258\]=[^;]+;/g, '');
 if (
-  tryless.includes('try{') ||
-  !out.includes('__psx:try{') ||
+  out.includes('try{') ||
   !out.match(GATE_IN) ||
   alwaysOn.includes('.o)') ||
   alwaysOn.includes('__pst>=0') ||
@@ -66,7 +64,6 @@ const variants = {
   plain: src,
   inline: own(out, 'inline'),
   'inline/on': own(on(out), 'inline-on'),
-  tryless: own(tryless, 'tryless'),
   'always-on': own(alwaysOn, 'always-on'),
   'always-on/no log': own(noLog, 'always-on-no-log'),
   'always-on/depth only': own(depthOnly, 'always-on-depth-only'),

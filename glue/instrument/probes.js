@@ -90,6 +90,26 @@ export function createProbes() {
     if ((S[1] = c + 1) === 258 || d === 0 || (S[2] !== 0 && P.F[S[d + 258]] | P.F[S[d + 257]]))
       L(d);
   };
+  // The stack is empty whenever a microtask runs (the host runs them with no script on its
+  // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
+  // that threw past every instrumented `catch` of theirs (bodies have no `try`: exits are
+  // probed at returns, see the protocol above). Queued by a push at depth 0 (the first of a
+  // task) and by every probe call of an async function or generator, once until it ran.
+  var pending = 0;
+  const Q = typeof queueMicrotask === 'function' ? queueMicrotask : null;
+  var reset = function reset() {
+    pending = 0;
+    if (S[0] !== 0) {
+      S[0] = 0;
+      if (S[1]) rec(-1, 0);
+    }
+  };
+  var z = function z() {
+    if (pending === 0 && Q !== null) {
+      pending = 1;
+      Q(reset);
+    }
+  };
   const P = {
     S,
     /** The slow frames (1 by frame id), grown and kept by the log sampler. */
@@ -120,6 +140,7 @@ export function createProbes() {
     },
     e(id) {
       if (C.o === 0) return -1;
+      if (pending === 0) z();
       const s = S,
         d = s[0];
       s[d + 258] = id;
@@ -143,6 +164,17 @@ export function createProbes() {
       }
       return v;
     },
+    /** A `catch` or `finally` of a function entered at depth t (t >= 0): its frame is the top
+     *  again (callees an exception left behind are dropped). */
+    k(t) {
+      const s = S;
+      if (s[0] !== t + 1) {
+        s[0] = t + 1;
+        if (s[1]) rec(~(t + 1), t + 1);
+      }
+    },
+    /** Queues the reset (see `reset`): called by a push at depth 0. */
+    z,
     p(v) {
       return v;
     },
@@ -185,7 +217,7 @@ export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.7';
+export const PROBES_KEY = 'perfshim.probes.8';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

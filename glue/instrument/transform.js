@@ -54,9 +54,9 @@ import { createProbes, PROBES_KEY, STACK_BASE as B } from './probes.js';
 // A record in the probes' log window while a profiler logs (probes.js): the logger runs when the
 // window is full, the change is at depth 0, or a slow frame's gap (the function's own or its
 // caller's) ends or starts there.
-const log = (record, id) =>
-  `if(__pss[1]&&(__pss[__pss[1]++]=${record},__pss[1]===${B}||!__pst||` +
-  `__pss[2]&&__ps.F[${id}]|__ps.F[__pss[__pst+${B - 1}]]))__ps.l(__pst);`;
+const log = (N, record, id) =>
+  `if(${N.s}[1]&&(${N.s}[${N.s}[1]++]=${record},${N.s}[1]===${B}||!${N.t}||` +
+  `${N.s}[2]&&${N.ps}.F[${id}]|${N.ps}.F[${N.s}[${N.t}+${B - 1}]]))${N.ps}.l(${N.t});`;
 
 export const MARKER = '/*perfshim:instrumented*/';
 
@@ -87,21 +87,33 @@ export const PROBES_TEXT = (() => {
 
 const FUNCTION = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
+// Annex B: in sloppy code a call may be an assignment target (`f() = 1`, `f()++`,
+// `for (f() in o)`: valid syntax that throws a ReferenceError when it runs), which acorn refuses.
+const AcornParser = Parser.extend(
+  (P) =>
+    class extends P {
+      toAssignable(node, isBinding, errors) {
+        if (node && node.type === 'CallExpression' && !isBinding && !this.strict) return node;
+        return super.toAssignable(node, isBinding, errors);
+      }
+      checkLValSimple(expr, bindingType = 0, clashes) {
+        if (expr.type === 'CallExpression' && bindingType === 0 && !this.strict) return;
+        return super.checkLValSimple(expr, bindingType, clashes);
+      }
+    },
+);
+
+const PARSE = { ecmaVersion: 'latest', locations: true, allowHashBang: true };
+
 function parse(code, sourceType) {
-  const opts = {
-    ecmaVersion: 'latest',
-    locations: true,
-    allowHashBang: true,
-    allowAwaitOutsideFunction: false,
-  };
-  if (sourceType) return Parser.parse(code, { ...opts, sourceType });
+  if (sourceType) return AcornParser.parse(code, { ...PARSE, sourceType });
   try {
-    return Parser.parse(code, { ...opts, sourceType: 'module' });
+    return AcornParser.parse(code, { ...PARSE, sourceType: 'module' });
   } catch (e) {
     // Sloppy scripts (with, octal literals, `arguments` as a name …) do not parse as modules.
     try {
-      return Parser.parse(code, {
-        ...opts,
+      return AcornParser.parse(code, {
+        ...PARSE,
         sourceType: 'script',
         allowReturnOutsideFunction: true,
       });
@@ -110,6 +122,71 @@ function parse(code, sourceType) {
     }
   }
 }
+
+/** Whether a parsed module must be one (imports, exports, import.meta, top-level await). */
+function isModule(ast) {
+  let found = false;
+  const visit = (node) => {
+    if (found) return;
+    const t = node.type;
+    if (t.startsWith('Import') || t.startsWith('Export') || t === 'MetaProperty') found = true;
+    else if (t === 'AwaitExpression' || (t === 'ForOfStatement' && node.await)) found = true;
+    else if (!FUNCTION.has(t)) children(node, visit);
+  };
+  visit(ast);
+  return found;
+}
+
+/**
+ * The names the transform adds, none of which the input may contain anywhere (in a string
+ * either: a direct `eval` can declare any name it is given): `__ps…`, else `__ps0_…`,
+ * `__ps1_…`. A classic script's file-level bindings are global properties: the shared ones
+ * carry the probes' version.
+ */
+function names(code, module) {
+  let p = '__ps';
+  for (let i = 0; code.includes(p); i++) p = `__ps${i}_`;
+  const g = module ? p : `${p}${PROBES_KEY.slice(PROBES_KEY.lastIndexOf('.') + 1)}_`;
+  return { t: `${p}t`, v: `${p}v`, ps: g, o: `${g}o`, s: `${g}s`, b: `${g}b`, h: `${g}h` };
+}
+
+/** The output must load: a name clash or an insertion in the wrong place is a bug of ours,
+ *  reported here rather than by the host that loads the file. */
+function verify(out, sourceType, file) {
+  try {
+    AcornParser.parse(out, {
+      ...PARSE,
+      sourceType,
+      allowReturnOutsideFunction: sourceType === 'script',
+    });
+  } catch (e) {
+    throw new SyntaxError(
+      `instrument: the instrumented ${file} would not load (${e.message}): a perfshim bug, please report it with this input`,
+    );
+  }
+}
+
+/** Where an arrow's `=>` ends, searching from `from` (tokens: a comment may contain `=>`). */
+function arrowEnd(code, from) {
+  for (const token of Parser.tokenizer(code.slice(from), { ecmaVersion: 'latest' }))
+    if (token.type === tokTypes.arrow) return from + token.end;
+  throw new SyntaxError('instrument: an arrow function without =>');
+}
+
+/** Whether a function body has a `with` statement of its own (not in nested functions). */
+function hasWith(node) {
+  if (node.type === 'WithStatement') return true;
+  if (FUNCTION.has(node.type)) return false;
+  let found = false;
+  children(node, (c) => {
+    found ||= hasWith(c);
+  });
+  return found;
+}
+
+// Deeper nesting than this is refused with a RangeError (V8 itself aborts compiling such
+// output: "RegExpCompiler Allocation failed" at 300 nested functions).
+export const MAX_DEPTH = 200;
 
 function hash(s) {
   let h = 0x811c9dc5;
@@ -192,45 +269,6 @@ function paramsStart(fn, code) {
   return fn.params.length ? fn.params[0].start : fn.start;
 }
 
-/** Names a pattern binds. */
-function bound(p, out) {
-  if (!p) return out;
-  if (p.type === 'Identifier') out.push(p.name);
-  else if (p.type === 'ObjectPattern')
-    for (const q of p.properties) bound(q.type === 'RestElement' ? q.argument : q.value, out);
-  else if (p.type === 'ArrayPattern') for (const q of p.elements) bound(q, out);
-  else if (p.type === 'RestElement') bound(p.argument, out);
-  else if (p.type === 'AssignmentPattern') bound(p.left, out);
-  return out;
-}
-
-/** The var-declared names of a function body (not entering nested functions). */
-function varNames(node, out) {
-  if (FUNCTION.has(node.type) || node.type === 'ClassBody') return out;
-  if (node.type === 'VariableDeclaration' && node.kind === 'var') {
-    for (const d of node.declarations) bound(d.id, out);
-  }
-  children(node, (c) => varNames(c, out));
-  return out;
-}
-
-/**
- * The body-level function declarations that cannot move into the body's `try` block: in a block
- * a function is lexically declared, so one named like a `var` of the body, or declared twice,
- * would be a SyntaxError. Those are moved ahead of the `try` (a function there cannot see the
- * body's let/const/class declarations; with such a name clash that combination is rare).
- */
-function conflicting(stmts) {
-  const fns = stmts.filter((st) => st.type === 'FunctionDeclaration');
-  if (fns.length === 0) return [];
-  const vars = new Set();
-  for (const st of stmts)
-    if (st.type !== 'FunctionDeclaration') varNames(st, []).forEach((n) => vars.add(n));
-  const count = new Map();
-  for (const f of fns) count.set(f.id.name, (count.get(f.id.name) || 0) + 1);
-  return fns.filter((f) => vars.has(f.id.name) || count.get(f.id.name) > 1);
-}
-
 function children(node, visit) {
   for (const key in node) {
     if (key === 'loc' || key === 'type' || key === 'start' || key === 'end') continue;
@@ -252,7 +290,8 @@ function children(node, visit) {
  * already running when a profiler starts is in its samples too, at the always-on cost: probes.js).
  * Returns { code, map, frames } (`frames`: [{name, url, line, column}]),
  * or the input unchanged ({ code, map: null, frames: [] }) when it was instrumented already.
- * Throws acorn's SyntaxError for code that does not parse.
+ * Throws acorn's SyntaxError for code that does not parse, and a RangeError for functions
+ * nested deeper than MAX_DEPTH.
  */
 export function instrument(
   code,
@@ -260,32 +299,55 @@ export function instrument(
 ) {
   if (stack !== 'profiling' && stack !== 'always')
     throw new TypeError(`instrument: stack must be 'profiling' or 'always', not ${String(stack)}`);
-  if (code.includes(MARKER)) return { code, map: null, frames: [] };
   const ast = parse(code, sourceType);
+  // Where the header goes: after a hashbang and the directive prologue. A file is instrumented
+  // already when the header is there, not when the marker's text appears anywhere.
+  let at = 0;
+  if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;
+  for (const st of ast.body) {
+    if (st.directive === undefined) break;
+    at = st.end;
+  }
+  const headerAt = at;
+  if (
+    code
+      .slice(at)
+      .replace(/^[;\s]*/, '')
+      .startsWith(MARKER)
+  )
+    return { code, map: null, frames: [] };
+  const module = ast.sourceType === 'module' && isModule(ast);
+  const N = names(code, module);
   const s = new MagicString(code);
   const tracer = inputMap
     ? new TraceMap(typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap)
     : null;
   const fileHash = hash(`${url}\n${code.length}`);
-  const base = `__psb_${fileHash}`;
-  // The file's header as a hoisted function: a top-level function declaration can run before
-  // the header's statement does (an ES module cycle calls it during another module's
-  // evaluation), so it runs the header when `__pso` is not set yet: an ordinary one in its
-  // switch test (`(__pso || init()).o`: init returns the switch), an async one or a generator
-  // before its probe call. Every other function is created by code
-  // that ran after the header, or inside a call of such a declaration (which ran it).
-  const init = `__psh_${fileHash}`;
+  const base = `${N.b}_${fileHash}`;
+  // The file's header as a hoisted function (modules only): a top-level function declaration
+  // can run before the header's statement does (an ES module cycle calls it during another
+  // module's evaluation), so it runs the header when the switch is not bound yet: an ordinary
+  // one in its switch test (`(O || init()).o`: init returns the switch), an async one or a
+  // generator before its probe call. Every other function is created by code that ran after
+  // the header, or inside a call of such a declaration (which ran it). A classic script's
+  // functions cannot run before its first statement.
+  const init = `${N.h}_${fileHash}`;
   const topLevel = (node) => {
-    if (node.type !== 'FunctionDeclaration') return false;
+    if (!module || node.type !== 'FunctionDeclaration') return false;
     const parent = anc[anc.length - 1];
     if (parent.type === 'Program') return true;
     return parent.type.startsWith('Export') && anc[anc.length - 2].type === 'Program';
   };
   const frames = [];
   const anc = [];
-  const fnStack = []; // {index, async, generator} of the enclosing instrumented functions
+  // The enclosing function's state: {index, inline, async, generator}, or null where code runs
+  // outside the function's own activation (a class body's field initializers and static
+  // blocks) or where probes must not go (inside `with`: see `skipped`).
+  const fnStack = [];
+  const { t: T, v: V, ps: PS, s: SS } = N;
 
-  const reenter = (f) => `__pst<0&&(__pst=__ps.e(${base}+${f.index}));`;
+  const reenter = (f) => `${T}<0?${T}=${PS}.e(${base}+${f.index}):${PS}.k(${T});`;
+  const repair = (f) => (f.inline ? `if(${T}>=0)${PS}.k(${T});` : reenter(f));
 
   // Line starts (after each line terminator, as acorn and V8 count lines), for a position's line
   // and column (1-based) by binary search.
@@ -317,57 +379,57 @@ export function instrument(
   }
 
   function fn(node) {
+    if (fnStack.length >= MAX_DEPTH)
+      throw new RangeError(
+        `instrument: functions nested more than ${MAX_DEPTH} deep at ${lineOf(node.start)}`,
+      );
+    // Inside `with (o)` every name, the probes' too, is looked up through `o` first: functions
+    // there, and functions whose own body has a `with`, get no probes (their time is their
+    // caller's).
+    if (withDepth > 0 || hasWith(node.body)) {
+      fnStack.push(null);
+      anc.push(node);
+      children(node, walk);
+      anc.pop();
+      fnStack.pop();
+      return;
+    }
     const index = frameOf(node);
-    // Generators keep a `finally` exit (see the header); every other function exits once, after
-    // its body's `try` (`return E` → `{__psv=E;break __psx}`), or in a `catch` that rethrows.
-    const body = node.body;
-    const single = !node.generator && body.type === 'BlockStatement'; // returns break to the exit
-    const f = { index, async: node.async, generator: node.generator, returns: single };
     // Ordinary functions push and pop inline (no probe call while no profiler runs); async
     // functions and generators, whose frame is popped and re-entered around each suspension,
-    // call the probes, which also accept the popped state (__pst = -1).
+    // call the probes, which also accept the popped state (-1).
     const inline = !node.async && !node.generator;
+    const f = { index, inline, async: node.async, generator: node.generator };
     const id = `${base}+${index}`;
     const top = topLevel(node);
     // (a top-level declaration runs the header first if an ES module cycle calls it before the
     // header's statement ran: see `init`)
-    const on = top ? `(__pso||${init}()).o` : '__pso.o';
-    const push = `let __pst=-1,__psv;if(${on}){__pst=__pss[0];__pss[__pst+${B}]=${id};__pss[0]=__pst+1;${log(id, id)}}`;
-    const ready = top ? `__pss||${init}(),` : '';
-    const pop = `if(__pst>=0){__pss[0]=__pst;${log('~__pst', id)}}return __psv`;
+    const on = top ? `(${N.o}||${init}()).o` : `${N.o}.o`;
+    const ready = top ? `${SS}||${init}(),` : '';
     const enter = inline
-      ? `${push}${single ? '__psx:' : ''}try{`
-      : single
-        ? `let __pst=(${ready}__ps.e(${id})),__psv;__psx:try{`
-        : `let __pst=(${ready}__ps.e(${id}));try{`;
-    const leave = node.generator
-      ? '}finally{__ps.x(__pst)}'
-      : '}catch(__pse){__ps.x(__pst);throw __pse}';
-    const exit = inline ? pop : single ? 'return __ps.r(__psv,__pst)' : '';
+      ? `let ${T}=-1,${V};if(${on}){${T}=${SS}[0];${SS}[${T}+${B}]=${id};${SS}[0]=${T}+1;${T}||${PS}.z();${log(N, id, id)}}`
+      : `let ${T}=(${ready}${PS}.e(${id}));`;
+    // (the `;`: the body's last statement may end by ASI)
+    const exit = inline ? `;if(${T}>=0){${SS}[0]=${T};${log(N, `~${T}`, id)}}` : `;${PS}.x(${T});`;
+    const body = node.body;
     if (body.type !== 'BlockStatement') {
-      // From after `=>` to the arrow's end: a parenthesized body's parens are outside `body`.
+      // An arrow's expression body: `{ enter; return exit(expr) }`, from after the `=>` (found
+      // by token: a comment between the parameters and the arrow may contain `=>`).
       const params = node.params;
-      const from =
-        code.indexOf('=>', params.length ? params[params.length - 1].end : node.start) + 2;
-      // (an arrow is never a generator)
-      if (inline) {
-        s.appendRight(from, `{${enter}__psv=(`);
-        s.prependLeft(node.end, `)${leave}${exit}}`);
-      } else {
-        s.appendRight(from, `{${enter}return __ps.r((`);
-        s.prependLeft(node.end, `),__pst)${leave}}`);
-      }
+      const from = arrowEnd(code, params.length ? params[params.length - 1].end : node.start);
+      s.appendRight(from, `{${enter}return ${returned(f, '(')}`);
+      s.prependLeft(node.end, `${returned(f, ')')}}`);
     } else {
       let at = body.start + 1;
       const stmts = body.body;
       let i = 0;
       for (; i < stmts.length && stmts[i].directive !== undefined; i++) at = stmts[i].end;
-      for (const k of conflicting(stmts.slice(i))) s.move(k.start, k.end, at);
-      if (at === body.end - 1) {
-        s.appendLeft(at, enter + leave + exit); // nothing to wrap: one insertion keeps the order
-      } else {
-        s.appendRight(at, enter);
-        s.prependLeft(body.end - 1, leave + exit);
+      // (a directive ended by ASI: the probes must not continue its line)
+      const semi = i > 0 && code[at - 1] !== ';' ? ';' : '';
+      if (at === body.end - 1) s.appendLeft(at, semi + enter + exit);
+      else {
+        s.appendRight(at, semi + enter);
+        s.prependLeft(body.end - 1, exit);
       }
     }
     fnStack.push(f);
@@ -377,99 +439,156 @@ export function instrument(
     fnStack.pop();
   }
 
-  function ret(node) {
-    // return E → { __psv = E; break __psx } (one exit after the try: less bytecode per return)
-    const arg = node.argument;
-    // (contentOnly: what was inserted at the same position, such as the function's enter, stays)
-    s.overwrite(node.start, node.start + 6, arg ? '{__psv=' : '{__psv=void 0', {
-      contentOnly: true,
-    });
-    // At one position the later prependLeft lands first: the closing brace goes in first.
-    s.prependLeft(node.end, ';break __psx}');
-    if (arg && arg.type === 'SequenceExpression') {
-      s.appendRight(arg.start, '(');
-      s.prependLeft(arg.end, ')');
-    }
+  // `return E` → `return V = (E), T < 0 ? V : __ps.r(V, T)` (no call while no profiler runs);
+  // async functions and generators `return __ps.r((E), T)`: an async generator's return awaits
+  // its value after the frame is popped.
+  function returned(f, part) {
+    if (f.inline) return part === '(' ? `${V}=(` : `),${T}<0?${V}:${PS}.r(${V},${T})`;
+    return part === '(' ? `${PS}.r((` : `),${T})`;
   }
 
-  function suspend(node) {
-    // await X / yield X / yield* X: pop after X, re-enter on resume.
-    const f = fnStack[fnStack.length - 1];
-    const e = `__pst=__ps.e(${base}+${f.index})`;
+  function ret(node, f) {
+    const arg = node.argument;
+    // (contentOnly: what was inserted at the same position stays)
+    if (!arg) {
+      s.overwrite(
+        node.start,
+        node.start + 6,
+        `return ${returned(f, '(')}void 0${returned(f, ')')}`,
+        {
+          contentOnly: true,
+        },
+      );
+      return;
+    }
+    // (the space: `return"s"`; at the operand's end the later prependLeft lands first, so an
+    // `await` operand's own closings, inserted after this, stay inside)
+    s.appendRight(arg.start, ` ${returned(f, '(')}`);
+    s.prependLeft(arg.end, returned(f, ')'));
+  }
+
+  function suspend(node, f) {
+    // await X / yield X / yield* X: pop after X, re-enter on resume. (The leading space: the
+    // operand may follow the keyword directly, as in `yield/re/` or `await-1`.)
+    const e = `${T}=${PS}.e(${base}+${f.index})`;
     const arg = node.argument;
     // Closings at one position: the later prependLeft lands first, so the outer one goes in first.
-    s.appendRight(node.start, '__ps.q(');
+    s.appendRight(node.start, `${PS}.q(`);
     s.prependLeft(node.end, `,${e})`);
     if (arg) {
-      s.appendRight(arg.start, '__ps.p(');
-      s.prependLeft(arg.end, ',__pst=__ps.x(__pst))');
+      s.appendRight(arg.start, ` ${PS}.p(`);
+      s.prependLeft(arg.end, `,${T}=${PS}.x(${T}))`);
     } else {
-      s.prependLeft(node.end, ' __ps.p(void 0,__pst=__ps.x(__pst))');
+      s.prependLeft(node.end, ` ${PS}.p(void 0,${T}=${PS}.x(${T}))`);
     }
   }
 
+  let withDepth = 0;
   function walk(node) {
     if (FUNCTION.has(node.type)) return fn(node);
     const f = fnStack[fnStack.length - 1];
-    // A suspension belongs to the innermost function; arrows cannot yield.
-    if (f && (node.type === 'AwaitExpression' || node.type === 'YieldExpression')) suspend(node);
-    if (f && f.returns && node.type === 'ReturnStatement') ret(node);
-    if (f && (f.async || f.generator)) {
-      if (node.type === 'CatchClause') s.appendRight(node.body.start + 1, reenter(f));
-      if (node.type === 'TryStatement' && node.finalizer)
-        s.appendRight(node.finalizer.start + 1, reenter(f));
-      if (node.type === 'ForOfStatement' && node.await) {
-        // The loop's implicit awaits (next(), and the return() of an early exit) run with the
-        // frame popped; the body runs with it, and so does the code after the loop.
-        s.appendRight(node.right.start, '__ps.p(');
-        s.prependLeft(node.right.end, ',__pst=__ps.x(__pst))');
-        if (node.body.type === 'BlockStatement') {
-          s.appendRight(node.body.start + 1, `${reenter(f)}try{`);
-          s.prependLeft(node.body.end - 1, '}finally{__pst=__ps.x(__pst)}');
-        } else {
-          s.appendRight(node.body.start, `{${reenter(f)}try{`);
-          s.prependLeft(node.body.end, '}finally{__pst=__ps.x(__pst)}}');
-        }
-        // Braces around the statement (around its labels: `continue label` must still name
-        // the loop), then re-enter after it.
-        let outer = node;
-        for (let k = anc.length - 1; k >= 0 && anc[k].type === 'LabeledStatement'; k--)
-          outer = anc[k];
-        s.appendRight(outer.start, '{');
-        s.prependLeft(outer.end, `;${reenter(f)}}`);
+    if (f) {
+      // A suspension belongs to the innermost function; arrows cannot yield.
+      if (node.type === 'AwaitExpression' || node.type === 'YieldExpression') suspend(node, f);
+      if (node.type === 'ReturnStatement') ret(node, f);
+      // Where an exception lands in the function (its `catch`), and in a `finally`, its frame
+      // is the top of the stack again: callees an exception left behind are dropped; an async
+      // function or generator whose rejected `await` landed there re-enters.
+      if (node.type === 'CatchClause') s.appendRight(node.body.start + 1, repair(f));
+      // A `finally` also exits at its end (the function may be leaving through it: a return
+      // in the `try` popped already, an exception did not), and the code after the statement,
+      // reached only when it completed normally, repairs again.
+      if (node.type === 'TryStatement' && node.finalizer) {
+        // (in braces: the statement may be an `if`'s branch or a loop's body)
+        s.appendRight(node.finalizer.start + 1, repair(f));
+        s.prependLeft(
+          node.finalizer.end - 1,
+          f.inline ? `;if(${T}>=0)${PS}.x(${T});` : `;${T}=${PS}.x(${T});`,
+        );
+        s.appendRight(node.start, '{');
+        s.prependLeft(node.end, `;${repair(f)}}`);
       }
+      if (node.type === 'ForOfStatement' && node.await) forAwait(node, f);
     }
+    if (node.type === 'ClassBody') {
+      // Field initializers and static blocks are not the enclosing function's activation.
+      fnStack.push(null);
+      anc.push(node);
+      children(node, walk);
+      anc.pop();
+      fnStack.pop();
+      return;
+    }
+    if (node.type === 'WithStatement') withDepth++;
     anc.push(node);
     children(node, walk);
     anc.pop();
+    if (node.type === 'WithStatement') withDepth--;
   }
+
+  function forAwait(node, f) {
+    // The loop's implicit awaits (next(), and the return() of an early exit) run with the
+    // frame popped; the body runs with it, and so does the code after the loop. Braces around
+    // the statement (around its labels: `continue label` must still name the loop) first, so
+    // that at the loop's end its closing lands after the body's.
+    let outer = node;
+    for (let k = anc.length - 1; k >= 0 && anc[k].type === 'LabeledStatement'; k--) outer = anc[k];
+    s.appendRight(outer.start, '{');
+    s.prependLeft(outer.end, `;${reenter(f)}}`);
+    s.appendRight(node.right.start, `${PS}.p(`);
+    s.prependLeft(node.right.end, `,${T}=${PS}.x(${T}))`);
+    const block = node.body.type === 'BlockStatement';
+    s.appendRight(
+      block ? node.body.start + 1 : node.body.start,
+      `${block ? '' : '{'}${reenter(f)}try{`,
+    );
+    s.prependLeft(
+      block ? node.body.end - 1 : node.body.end,
+      `}finally{${T}=${PS}.x(${T})}${block ? '' : '}'}`,
+    );
+  }
+
+  const lineOf = (pos) => {
+    let line = 1;
+    for (const st of lineStarts) if (st <= pos) line++;
+    return `${file}:${line - 1}`;
+  };
 
   walk(ast);
   if (frames.length === 0) return { code, map: null, frames };
 
   // The header: the realm's probes (or the inlined fallback) and this file's frame table
-  // (frames mapped through an input map may name several sources), in the hoisted `init`
-  // (see above), called here unless a function of the file ran first.
+  // (frames mapped through an input map may name several sources).
   const urls = [...new Set(frames.map((f) => f.url))];
   const list = frames.map(
     (f) => `${JSON.stringify(f.name)},${urls.indexOf(f.url)},${f.line},${f.column}`,
   );
-  const reg = `__ps.reg(${JSON.stringify(urls)},[${list.join(',')}])`;
   const key = JSON.stringify(PROBES_KEY);
-  const header =
-    `${MARKER}var __pso,__ps,__pss,${base};function ${init}(){` +
-    `__ps=globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${PROBES_TEXT})());` +
-    `${base}=${reg};__pss=__ps.S;` +
-    `${stack === 'always' ? '__ps.use(1);' : ''}return __pso=__ps.C}` +
-    `${base}===void 0&&${init}();`;
-  let at = 0;
-  if (code.startsWith('#!')) at = code.indexOf('\n') + 1 || code.length;
-  for (const st of ast.body) {
-    if (st.directive === undefined) break;
-    at = st.end;
+  const probes = `globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${PROBES_TEXT})())`;
+  const always = stack === 'always' ? `${PS}.use(1);` : '';
+  let header;
+  if (module) {
+    // A module's bindings are its own: `var`s and the hoisted `init` (see above), called here
+    // unless a function of the file ran first.
+    header =
+      `${MARKER}var ${N.o},${PS},${SS},${base};function ${init}(){` +
+      `${PS}=${probes};${base}=${PS}.reg(${JSON.stringify(urls)},[${list.join(',')}]);` +
+      `${SS}=${PS}.S;${always}return ${N.o}=${PS}.C}${base}===void 0&&${init}();`;
+  } else {
+    // A classic script (or a file that may be loaded as one): nothing enumerable on the global
+    // object (for-in, Object.keys: mocha's --check-leaks, sandboxes), so the bindings are
+    // non-enumerable global properties; the shared ones are named after the probes' version
+    // (two perfshim versions on one page keep apart), the frame base after the file.
+    header =
+      `${MARKER};(()=>{const ${PS}=${probes},d=(n,v)=>Object.defineProperty(globalThis,n,` +
+      `{value:v,writable:true,configurable:true});d(${JSON.stringify(PS)},${PS});` +
+      `d(${JSON.stringify(SS)},${PS}.S);d(${JSON.stringify(N.o)},${PS}.C);` +
+      `d(${JSON.stringify(base)},${PS}.reg(${JSON.stringify(urls)},[${list.join(',')}]));${always}})();`;
   }
-  s.appendLeft(at, header);
+  s.appendLeft(headerAt, header);
 
+  const out = s.toString();
+  verify(out, ast.sourceType, file);
   let map = s.generateMap({ source: file, file, includeContent: true, hires: true });
   if (inputMap)
     map = remapping(
@@ -477,5 +596,5 @@ export function instrument(
       () => null,
     );
   else map = JSON.parse(map.toString());
-  return { code: s.toString(), map, frames };
+  return { code: out, map, frames };
 }

@@ -53,8 +53,11 @@ test('instruments a file: runnable output, frames, a linked source map into the 
   );
   const map = new TraceMap(readFileSync(`${out}.map`, 'utf8'));
   const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.includes('{__psv= x * 2'));
-  const back = originalPositionFor(map, { line: at + 1, column: lines[at].indexOf('{__psv=') });
+  const at = lines.findIndex((l) => l.includes('return  __psv=(x * 2'));
+  const back = originalPositionFor(map, {
+    line: at + 1,
+    column: lines[at].indexOf('return  __psv='),
+  });
   assert.deepEqual([back.source, back.line, back.column], ['twice.ts', 2, 2]);
 });
 

@@ -1,7 +1,8 @@
-// The transform's exits (`return E` → `{ __psv = E; break __psx }` to one `return __ps.r(__psv,
-// __pst)` after the body's `try`; `catch` + rethrow): values pass through unchanged, exceptions
-// exit, only a function's own returns are rewritten, a user's `finally` after a return, and
-// generators/async functions.
+// The transform's exits (no `try` around bodies: `return E` → `return __psv = (E), __pst < 0 ?
+// __psv : __ps.r(__psv, __pst)`, the body's end pops; a `catch`/`finally` repairs the depth, and
+// the probes' microtask reset drops what an uncaught exception left): values pass through
+// unchanged, exceptions exit, only a function's own returns are rewritten, a user's `finally`
+// after a return, and generators/async functions.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
@@ -12,6 +13,7 @@ import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';
 
+const tick = () => new Promise((r) => queueMicrotask(r));
 const load = (code) => import(`data:text/javascript,${encodeURIComponent(code)}#${Math.random()}`);
 const P = getProbes();
 // The probes keep the stack only while a profiler runs (probes.js); these tests read it without
@@ -69,11 +71,14 @@ const returnForms = `(function forms() {
     new B({ own: 1 }), errs];
 })()`;
 
-test('every form of return passes its value through unchanged', () => {
+test('every form of return passes its value through unchanged', async () => {
   const plain = vm.runInThisContext(returnForms);
   const out = instrument(returnForms, { file: 'forms.js' }).code;
-  assert.ok(out.includes('{__psv= (a, a + 1);;break __psx}'), 'a comma expression in parentheses');
-  assert.ok(out.includes('{__psv=void 0;break __psx}\n'), 'return + newline: returns nothing');
+  assert.ok(out.includes('return  __psv=(a, a + 1),__pst<0?'), 'a comma expression in parentheses');
+  assert.ok(
+    out.includes('return __psv=(void 0),__pst<0?__psv:__ps8_.r(__psv,__pst)\n'),
+    'return + newline: returns nothing',
+  );
   const got = vm.runInThisContext(out);
   assert.deepEqual(got, plain);
   assert.deepEqual(got, [
@@ -101,6 +106,7 @@ test('every form of return passes its value through unchanged', () => {
     { own: 1 },
     ['ReferenceError', 'TypeError'],
   ]);
+  await tick();
   assert.equal(P.S[0], 0, 'every frame exited');
 });
 
@@ -116,7 +122,8 @@ test('an exception exits every frame it leaves, and a caught one keeps the catch
   );
   for (const f of [() => m.inner(5), () => m.arg(stackNames), () => m.arrow(2)]) {
     assert.throws(f, (e) => e.constructor === RangeError && e.name === 'RangeError');
-    assert.equal(P.S[0], 0);
+    await tick();
+    assert.equal(P.S[0], 0, 'the microtask after an uncaught exception resets the stack');
   }
   assert.deepEqual(m.catches(stackNames), ['RangeError', ['catches']]);
   assert.equal(P.S[0], 0);
@@ -134,9 +141,10 @@ test("a return exits only its own function's frame", async () => {
     '  return [inner, p()];\n' +
     '}';
   const out = instrument(src, { file: 'nested.js' }).code;
-  // one exit per function (a, b, c, m, d, outer); a break to it per return of a block body
-  assert.equal(out.split('return __psv}').length - 1, 6);
-  assert.equal(out.split('break __psx').length - 1, 4);
+  // an exit at the end of each block body (a, b, m, d, outer); one per return (a, b, m, outer)
+  // and arrow expression body (c)
+  assert.equal(out.split(';if(__pst>=0){__pss[0]=__pst;').length - 1, 5);
+  assert.equal(out.split('__pst<0?__psv:__ps.r(__psv,__pst)').length - 1, 5);
   const m = await load(out);
   assert.deepEqual(m.outer(stackNames), [
     [['outer', 'a'], 2, 3, 4, undefined, ['outer']],
@@ -156,11 +164,12 @@ test("a user's finally after a return runs inside the frame; a throwing one exit
       { file: 'finally.js' },
     ).code,
   );
-  // The return breaks out through the finally to the function's one exit.
+  // The return exits before its finally runs; the finally repairs the frame back onto the top.
   assert.deepEqual(m.caller(stackNames), ['v', ['caller']]);
   assert.deepEqual(m.seen, ['caller', 'fin']);
   assert.equal(m.override(), 2);
   assert.throws(m.throwsAfter, (e) => e.constructor === TypeError && e.name === 'TypeError');
+  await tick();
   assert.equal(P.S[0], 0);
 });
 
@@ -186,7 +195,8 @@ test('generators and async functions: returns, gen.return() and an awaiting fina
   const it = m.g(stackNames);
   assert.deepEqual(it.next(), { value: 1, done: false });
   assert.deepEqual(it.return('stop'), { value: 'stop', done: true });
-  assert.equal(P.S[0], 0, 'gen.return() exits the frame the finally re-entered');
+  await tick();
+  assert.equal(P.S[0], 0, 'the frame the finally re-entered is dropped by the next microtask');
   assert.deepEqual([...m.g(stackNames)], [1]);
   assert.equal(P.S[0], 0);
   assert.equal(await m.consume(stackNames), 2);
@@ -224,7 +234,7 @@ test('the log sampler takes a repeated exit (a throwing finally after a return) 
   assert.equal(P.S[0], 0);
 });
 
-test('ordinary functions push and pop inline: no probe call unless a logger is on, the same records when it is', async () => {
+test('ordinary functions push inline and pop inline at their end, returns call the probes only while the stack is kept; the same records with a logger', async () => {
   // A probe object of the file's own, whose calls are counted.
   const { m, Q } = await withOwnProbes(
     'inline',
@@ -240,7 +250,8 @@ test('ordinary functions push and pop inline: no probe call unless a logger is o
   }
   assert.equal(m.mid(1), 4);
   assert.equal(m.catches(), 'caught');
-  assert.deepEqual(calls, { e: 0, x: 1, r: 0, l: 0 }, 'only the exception exit calls a probe');
+  // leaf, arrow, m, mid and catches return through `r`; the exception is repaired in the catch
+  assert.deepEqual(calls, { e: 0, x: 0, r: 5, l: 0 }, 'only the returns call a probe');
   assert.equal(Q.S[0], 0);
   const id = (name) => Q.frames.findIndex((f) => f[0] === name);
   // A logger with a window of one record: called for every record, which it takes.
@@ -279,7 +290,7 @@ test('ordinary functions push and pop inline: no probe call unless a logger is o
     [~1, 1],
     [~0, 0],
   ]);
-  assert.ok(calls.e === 2 && calls.r === 1, 'async functions still go through the probes');
+  assert.ok(calls.e === 2 && calls.r === 12, 'async functions go through the probes');
   assert.equal(Q.S[0], 0);
 });
 
