@@ -201,8 +201,12 @@ test-node22: deps wasm $(NODE22)
 	$(NODE22) --test $(NODE_HOST_SUITES)
 test-node24: deps wasm $(NODE24)
 	$(NODE24) --test $(NODE_SUITES)
+# Left out on Node 26 until mended (issue 26, open): memory-shape (V8 15 no longer counts a
+# WebAssembly memory in `external`, so measure-memory-node.js's External misses the other
+# modules' memories) and profiler-instrument-stack-always (its first-run stack, shared sampler).
+NODE26_SKIP := memory-shape profiler-instrument-stack-always
 test-node26: deps wasm $(NODE26)
-	$(NODE26) --test $(NODE_HOST_SUITES)
+	$(NODE26) --test $(filter-out $(NODE26_SKIP:%=test/node/%.test.js),$(NODE_HOST_SUITES))
 
 # The runtime-portable suites under Bun and Deno, each in its own test runner (node:test's API
 # maps onto `bun test` and `deno test`), release wasm. Chosen by what each runtime can run (a
@@ -285,6 +289,7 @@ bench: deps wasm dist
 	$(NODE) bench/instrument.mjs
 	$(NODE) bench/instrument-exits.mjs
 	$(NODE) bench/first-use.mjs
+	$(NODE) bench/field.mjs
 
 # The demo needs only Node and npm packages (the plain page instruments its workloads as it
 # serves them); wasm/ and dist/ are committed, so no toolchain or browser is installed.
