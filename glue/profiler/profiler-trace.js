@@ -41,7 +41,9 @@ export function ownScripts(stack = String(new Error().stack)) {
   if (glue) return glue[0];
   return /\/perfshim[^/]*$/.test(url) ? url : '';
 }
-const OWN = ownScripts();
+// Found on first use, not at load: formatting a stack makes V8 reparse the script for its source
+// positions, which cost the classic script 10 ms of Chromium's page load (issue 25).
+let own;
 
 const absent = (v) => v === undefined || v === null;
 const isObj = (v) => v !== null && typeof v === 'object';
@@ -156,7 +158,7 @@ export function createTraceCodec(core) {
       core.x.ps_trace_free(h);
     },
     /** Leave perfshim's own scripts (ownScripts) out of trace `h`'s later imports. */
-    hideOwn(h, prefixes = OWN) {
+    hideOwn(h, prefixes = (own ??= ownScripts())) {
       if (prefixes) check(core.x.ps_trace_hide(h, core.putString(prefixes)));
     },
 
