@@ -103,7 +103,7 @@ function stateOf(core) {
     rateMs = RATE_MS,
     spanMs = 0, // frames' time and records since the average was last measured
     spanRecords = 0,
-    sparse = STAMP_MAX; // the stride that keeps stamps STAMP_GAP_MS apart on average
+    sparse = 1; // the stride that keeps stamps STAMP_GAP_MS apart on average (see open)
   const logSessions = new Set();
   let pump = null;
 
@@ -266,6 +266,12 @@ function stateOf(core) {
       lastK = -1; // the log is empty (flushed): the gap from now to the first record is exact
       countdown = 1; // the first record is stamped
       stride = STAMP_EVERY;
+      // Every record is stamped until the records' rate is measured (RATE_MS of frames' time):
+      // a long call among a session's first records, before any stamp separated them, was
+      // spread over them (the frame that ran before it charged: 110 ms for 56 in WebKit).
+      sparse = 1;
+      spanMs = 0;
+      spanRecords = 0;
       if (S[1]) rearm();
       if (!longMs) {
         const g = clockGranularity(); // before the start
