@@ -8,16 +8,17 @@ const perf = g.performance;
 
 export let nativePerformance = perf && typeof perf.now === 'function' ? perf : null;
 /** Where the host's methods live, and where install() puts ours: the prototype that holds now()
- *  (a real Performance.prototype), else the object itself (a plain-object or null-prototype
- *  `performance`, as some runtimes and test environments have): never Object.prototype. */
+ *  or mark() (a real Performance.prototype; Bun's performance has its own now() and the rest on
+ *  the prototype), else the object itself (a plain-object or null-prototype `performance`, as
+ *  some runtimes and test environments have): never Object.prototype. */
 export const nativeHome = (() => {
   if (!nativePerformance) return null;
   const p = Object.getPrototypeOf(perf);
-  return p !== null && Object.prototype.hasOwnProperty.call(p, 'now') && typeof p.now === 'function'
-    ? p
-    : perf;
+  const holds = (key) =>
+    Object.prototype.hasOwnProperty.call(p, key) && typeof p[key] === 'function';
+  return p !== null && p !== Object.prototype && (holds('now') || holds('mark')) ? p : perf;
 })();
-const nowFn = nativeHome ? nativeHome.now : null;
+const nowFn = nativeHome ? perf.now : null;
 const loadedAt = Date.now(); // the clock of a host without one: ms since this module loaded
 export let nativeNow = nativePerformance
   ? Function.prototype.call.bind(nowFn, perf)
@@ -97,7 +98,10 @@ export const nativeSupportedTypes = (() => {
   }
 })();
 
-export const isWindow = typeof g.Window === 'function' && g instanceof g.Window;
+/** A browser Window. Deno's global is a `Window` too (for web compatibility), with no document
+ *  and no PerformanceTiming: its own mark('navigationStart') is a mark, as outside a Window. */
+export const isWindow =
+  typeof g.Window === 'function' && g instanceof g.Window && typeof g.Deno !== 'object';
 export const isWorker =
   typeof g.WorkerGlobalScope === 'function' && g instanceof g.WorkerGlobalScope;
 export const isNode = !!g.process?.versions?.node;

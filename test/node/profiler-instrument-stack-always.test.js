@@ -44,10 +44,16 @@ test("stack: 'always' keeps the stack from the file's first run, and the startin
   for (const mode of SAMPLERS) {
     const Profiler = createProfilerClass(loadCore(), { source: createInstrumentSource({ mode }) });
     await m.starts(Profiler, 20); // (the log sampler's first session spreads a long call)
-    const all = stacks(await m.starts(Profiler, 60));
-    const spun = all.filter((s) => s.endsWith('spin'));
-    assert.ok(spun.length >= 10, `${mode}: ${JSON.stringify(all)}`);
-    for (const s of spun) assert.equal(s, 'starts>outer>inner>(anonymous)>spin', mode);
+    // On a starved machine the shared sampler's worker thread may get few time slices in 60 ms
+    // (8 samples seen at a load of 17 on 2 cores): profile again, up to 5 times, until 10
+    // samples of spin came; every sample's stack is checked each time.
+    let spun = [];
+    for (let run = 0; run < 5 && spun.length < 10; run++) {
+      const all = stacks(await m.starts(Profiler, 60));
+      spun = all.filter((s) => s.endsWith('spin'));
+      for (const s of spun) assert.equal(s, 'starts>outer>inner>(anonymous)>spin', mode);
+    }
+    assert.ok(spun.length >= 10, `${mode}: ${spun.length} samples of spin in 5 tries`);
   }
   assert.equal(P.S[0], 0);
 });
