@@ -10,7 +10,7 @@ import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { instrument } from '../../glue/instrument/transform.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes } from '../../glue/instrument/probes.js';
-import { SWITCH_SRC as SRC, stacks, SAMPLERS } from './fixtures/instrument-switch.mjs';
+import { SWITCH_SRC as SRC, SAMPLERS, spinSamples } from './fixtures/instrument-switch.mjs';
 
 const load = (src, opts) =>
   import(`data:text/javascript,${encodeURIComponent(instrument(src, opts).code)}`);
@@ -44,16 +44,11 @@ test("stack: 'always' keeps the stack from the file's first run, and the startin
   for (const mode of SAMPLERS) {
     const Profiler = createProfilerClass(loadCore(), { source: createInstrumentSource({ mode }) });
     await m.starts(Profiler, 20); // (the log sampler's first session spreads a long call)
-    // On a starved machine the shared sampler's worker thread may get few time slices in 60 ms
-    // (8 samples seen at a load of 17 on 2 cores): profile again, up to 5 times, until 10
-    // samples of spin came; every sample's stack is checked each time.
-    let spun = [];
-    for (let run = 0; run < 5 && spun.length < 10; run++) {
-      const all = stacks(await m.starts(Profiler, 60));
-      spun = all.filter((s) => s.endsWith('spin'));
-      for (const s of spun) assert.equal(s, 'starts>outer>inner>(anonymous)>spin', mode);
-    }
-    assert.ok(spun.length >= 10, `${mode}: ${spun.length} samples of spin in 5 tries`);
+    const spin = 'starts>outer>inner>(anonymous)>spin';
+    await spinSamples(assert, () => m.starts(Profiler, 60), spin).catch((e) => {
+      e.message = `${mode}: ${e.message}`;
+      throw e;
+    });
   }
   assert.equal(P.S[0], 0);
 });
