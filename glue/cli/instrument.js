@@ -4,8 +4,10 @@
 // runs: transform.js). An input source map named by the file's `//# sourceMappingURL=` comment
 // (a file or an inline data: URL) is composed with ours; the output map is written next to the
 // output (out.js.map) and linked from it.
-// `run(argv)` returns the exit code: 0 done, 1 the input could not be read or parsed, 2 usage.
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+// The output's folder is created when it does not exist. `run(argv)` returns the exit code: 0
+// done, 1 the input could not be read or parsed, the output would not load (the transform
+// parses what it wrote: transform.js) or could not be written, 2 usage.
+import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { instrument } from '../instrument/transform.js';
 
@@ -75,12 +77,18 @@ export async function run(argv, { stdout = process.stdout, stderr = process.stde
     return 1;
   }
   let text = out.code;
-  if (o.map && out.map) {
-    const mapFile = `${o.output}.map`;
-    writeFileSync(mapFile, JSON.stringify({ ...out.map, file: basename(o.output) }));
-    text = `${text.replace(/\n?$/, '\n')}//# sourceMappingURL=${basename(mapFile)}\n`;
+  try {
+    mkdirSync(dirname(resolve(o.output)), { recursive: true });
+    if (o.map && out.map) {
+      const mapFile = `${o.output}.map`;
+      writeFileSync(mapFile, JSON.stringify({ ...out.map, file: basename(o.output) }));
+      text = `${text.replace(/\n?$/, '\n')}//# sourceMappingURL=${basename(mapFile)}\n`;
+    }
+    writeFileSync(o.output, text);
+  } catch (e) {
+    stderr.write(`perfshim instrument: cannot write ${o.output}: ${e.message}\n`);
+    return 1;
   }
-  writeFileSync(o.output, text);
   stdout.write(`perfshim instrument: ${out.frames.length} functions instrumented -> ${o.output}\n`);
   return 0;
 }

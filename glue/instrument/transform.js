@@ -5,46 +5,49 @@
 // function's name and position in the ORIGINAL source (through the input map when there is one).
 //
 // Per ordinary function (declarations, expressions, arrows, methods, accessors, constructors),
-// the push and the pop written inline, behind the switch `__pso.o` (on while a profiler
-// runs: probes.js; no probe call and no stack access while none runs; `__pss` is the
-// probes' array, 258 where its stack starts, `__psb_H + i` the frame id; while a profiler logs,
-// the cursor `__pss[1]` is set and each change is a record in the log window, with a call to the
-// logger `__ps.l` when the window is full, the change is at depth 0, or it is next to a slow
-// frame's gap):
-//   { "directives"; hoisted function declarations;
-//     let __pst = -1, __psv;
+// the push written inline behind the switch `__pso.o` (on while a profiler runs: probes.js; no
+// probe call and no stack access while none runs; `__pss` is the probes' array, 258 where its
+// stack starts, `__psb_H + i` the frame id; while a profiler logs, the cursor `__pss[1]` is set
+// and each change is a record in the log window, with a call to the logger `__ps.l` when the
+// window is full, the change is at depth 0, or it is next to a slow frame's gap), and no `try`:
+//   { "directives"; let __pst = -1, __psv;
 //     if (__pso.o) { __pst = __pss[0]; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
+//       __pst || __ps.z();
 //       if (__pss[1] && (__pss[__pss[1]++] = ID, __pss[1] === 258 || !__pst ||
 //           __pss[2] && __ps.F[ID] | __ps.F[__pss[__pst + 257]])) __ps.l(__pst); }
-//     __psx: try { body } catch (__pse) { __ps.x(__pst); throw __pse }
-//     if (__pst >= 0) { __pss[0] = __pst;
-//       if (__pss[1] && (__pss[__pss[1]++] = ~__pst, … the same)) __ps.l(__pst); }
-//     return __psv }
-// Async functions and generators call the probes instead (`let __pst = __ps.e(ID)`, the exit
-// `return __ps.r(__psv, __pst)`), which also take the popped state of a suspension (-1).
-// with every `return E` of the function's own body as `{ __psv = E; break __psx }` (`return;` →
-// `__psv = void 0`; `return a, b` → `__psv = (a, b)`): one exit per function, after the `try`,
-// which passes the value through. Not `try { body } finally { __ps.x(__pst) }` (in V8 11 a
-// `finally` cost ~3 ns more a call, and marked ran faster in Firefox without it) and not an
-// exit call per `return` (each call site spends V8's inlining budget: docs/instrument.md), and
-// not a body without `try` (stop 17: no engine ran measurably faster without it, and an
-// exception would then leave its frame on the stack; bench/instrument-exits.mjs).
-// A user's own `finally` after a `return` runs before the exit, inside the frame; a `finally`
-// that throws is caught by the `catch`, which exits.
-// Generators keep `try { body } finally { __ps.x(__pst) }`: gen.return() resumes a suspended
-// generator with a return completion that neither the `catch` nor the exit after the `try` sees.
-// A body-level function declaration that clashes with a `var` of the body (or another function)
-// is moved ahead of the `try` (in a block that would be a SyntaxError); the others stay. An
-// arrow's expression body becomes `{ ...; try { __psv = (expr) } catch … ; pop; return __psv }`
-// (async: `{ ...; try { return __ps.r((expr), __pst) } catch … }`). In
-// async functions and generators every `await`/`yield` pops the frame after its operand is
-// evaluated and re-enters on resume; a `catch`/`finally` of such a function re-enters first (a
+//     body, with every `return E` as `return __psv = (E), __pst < 0 ? __psv : __ps.r(__psv, __pst)`
+//     ;if (__pst >= 0) { __pss[0] = __pst; if (__pss[1] && (… ~__pst …)) __ps.l(__pst); } }
+// Async functions and generators call the probes instead (`let __pst = __ps.e(ID)`, returns
+// `return __ps.r((E), __pst)`, `__ps.x(__pst)` at the end; an async generator's return awaits
+// its value after the pop). The body stays the function's body: a `try` around it (stops 6-22)
+// moved body-level declarations into a block, which changed their scope (a function named like
+// a parameter, a sloppy `eval` declaring a var named like a function, Annex B functions, a
+// function that had to move out of the block no longer seeing the body's `let`), lost a
+// `finally`'s `break` over a `return`, and gave Rollup 3 a label to drop (issue 23, found with
+// Test262: tools/test262-instrumented.mjs).
+// An exception is not caught: the frames it leaves stay on the stack until the next probe of a
+// function below that knows its depth repairs it: a `catch` or `finally` of it (`__ps.k`: its
+// frame on top again; a `finally` also exits at its end, and the statement after it repairs
+// again), its exit, or the probes' microtask reset (a push at depth 0 queues one: a microtask
+// runs with an empty stack, so whatever an uncaught exception left is dropped by the end of the
+// task; probes.js). In async functions and generators every `await`/`yield` pops the frame after
+// its operand is evaluated and re-enters on resume; a `catch`/`finally` there re-enters (a
 // rejected await lands there without the frame), and `for await` loops pop around their
 // implicit awaits.
+// Functions inside `with (o)`, and functions whose own body has a `with`, get no probes: every
+// name there, the probes' too, would be looked up through `o` first.
+// Names: every name added starts with `__ps`, or `__ps0_`, `__ps1_` … when the input contains
+// that text anywhere (a string passed to a direct `eval` included). A module binds the probes
+// with `var`s of its own; a classic script (or a file that may be loaded as one) as
+// non-enumerable global properties named after the probes' version, so nothing is added to
+// `Object.keys(globalThis)` and two perfshim versions on one page keep apart. The output is
+// parsed again before it is returned: a mistake of ours is an error, not a file that does not
+// load. Known deviation: `Function.prototype.toString` returns the instrumented text
+// (docs/instrument.md).
 //
-// Costs: one parse, one walk, O(functions) insertions; the output grows by ~480 bytes a function
-// (and ~20 a return; marked.esm.js: 52 KB → 132 KB, 164 functions) plus the header with the
-// probe runtime (~1.5 KB, one line) once per file.
+// Costs: one parse, one walk, O(functions) insertions, and a second parse of the output; the
+// output grows by ~470 bytes a function (and ~45 a return) plus the header with the probe
+// runtime (~2 KB, one line) once per file.
 import { Parser, tokTypes } from 'acorn';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
@@ -184,9 +187,12 @@ function hasWith(node) {
   return found;
 }
 
-// Deeper nesting than this is refused with a RangeError (V8 itself aborts compiling such
-// output: "RegExpCompiler Allocation failed" at 300 nested functions).
+// Deeper nesting than this is refused with a RangeError: with the walk's recursion that deep, a
+// regular expression (acorn's, magic-string's) can run out of stack, which V8 does not throw
+// but aborts the process on ("RegExpCompiler Allocation failed": 500 nested functions did). V8
+// itself compiles no more than ~1,000 nested functions.
 export const MAX_DEPTH = 200;
+const MAX_NODES_DEEP = 800;
 
 function hash(s) {
   let h = 0x811c9dc5;
@@ -379,7 +385,7 @@ export function instrument(
   }
 
   function fn(node) {
-    if (fnStack.length >= MAX_DEPTH)
+    if (fnStack.length >= MAX_DEPTH || anc.length >= MAX_NODES_DEEP)
       throw new RangeError(
         `instrument: functions nested more than ${MAX_DEPTH} deep at ${lineOf(node.start)}`,
       );
