@@ -75,8 +75,8 @@ if (child) {
   const instrumented = await import(pathToFileURL(join(dir, 'instrumented.mjs')).href);
   const neverProfiled = await import(`${pathToFileURL(join(dir, 'instrumented.mjs')).href}?never`);
   const { createInstrumentSource } = await glue('instrument/source.js');
-  const { createProfilerClass } = await glue('profiler.js');
-  const { loadCore } = await glue('loader.js');
+  const { createProfilerClass } = await glue('profiler/profiler.js');
+  const { loadCore } = await glue('host/loader.js');
   const core = loadCore();
   const profilers = {
     log: createProfilerClass(core, { source: createInstrumentSource({ mode: 'log' }) }),
