@@ -165,11 +165,45 @@ writeFileSync(
   'dist/auto.cjs',
   `${banner}\n'use strict';\n// require('perfshim/auto'): install synchronously on the globals.\nconst perfshim = require('./perfshim.cjs');\nmodule.exports = { installed: perfshim.install() };\n`,
 );
+// The classic script's identifiers are minified and no esbuild names kept (as the timeline
+// bundles): every byte of it is parsed on every page load, profiled or not (issue 25: 2.1 KB
+// gzipped, ~1 ms of Chromium's and WebKit's load). The public classes take their names from
+// webidlShape(), the entry's functions theirs from installClassic (glue/classic.js); perfshim's
+// own frames are left out of host profiles (ownScripts) when it is loaded from its file.
 await emit('dist/perfshim.auto.js', {
   entryPoints: ['glue/auto-classic.js'],
   format: 'iife',
   platform: 'browser',
   plugins: [browserOnly],
+  minifyIdentifiers: true,
+  keepNames: false,
+});
+
+// perfshim/field's classic script: every view loads dist/perfshim.field.js (the sampling decision
+// and the page client), only a sampled one imports the Profiler and the field core, from
+// dist/perfshim.field-sampled.mjs beside it (a classic script's import() resolves against the
+// script's own URL).
+await emit('dist/perfshim.field-sampled.mjs', {
+  entryPoints: ['glue/field/sampled.js'],
+  format: 'esm',
+  platform: 'browser',
+  plugins: [browserOnly],
+});
+await emit('dist/perfshim.field.js', {
+  entryPoints: ['glue/field/classic.js'],
+  format: 'iife',
+  platform: 'browser',
+  plugins: [
+    {
+      name: 'field-sampled',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/sampled\.js$/ }, () => ({
+          path: './perfshim.field-sampled.mjs',
+          external: true,
+        }));
+      },
+    },
+  ],
 });
 
 // perfshim/timeline: User Timing + Performance Timeline only, over the timeline-only core (the
@@ -208,11 +242,13 @@ for (const f of [
   'dist/perfshim.browser.mjs',
   'dist/perfshim.auto.js',
   'dist/perfshim-memory.mjs',
+  'dist/perfshim.field.js',
+  'dist/perfshim.field-sampled.mjs',
   'dist/timeline.mjs',
   'dist/perfshim.timeline.auto.js',
 ]) {
   const kb = (gzipSync(readFileSync(f), { level: 9 }).length / 1024).toFixed(1);
-  console.log(`${f}: ${kb} KB gzipped (${f.includes('-memory') ? 'on first use' : 'eager'})`);
+  console.log(`${f}: ${kb} KB gzipped (${/-memory|-sampled/.test(f) ? 'on first use' : 'eager'})`);
 }
 
 const min = await build({

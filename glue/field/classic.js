@@ -1,5 +1,6 @@
-// The classic-script form of perfshim/field (bundled as one IIFE: the Profiler and the field
-// core are then inside it, loaded into memory but not compiled until a view is sampled).
+// The classic-script form of perfshim/field, built as dist/perfshim.field.js (an IIFE of the
+// sampling decision and the page client, 2.7 KB gzipped): only a sampled view then imports the
+// Profiler and the field core, from dist/perfshim.field-sampled.mjs served beside it.
 // `<script src=".../perfshim.field.js" data-endpoint="https://collect.example/"
 //   data-sample-rate="0.01" data-release="v42"></script>` starts profileVisits() with those
 // options (every other data-* attribute is a label); `perfshimField.profileVisits` is there for

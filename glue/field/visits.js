@@ -15,6 +15,8 @@
 //   sample) until it fits `maxBytes`, never dropped. At pagehide or when the page is hidden, it
 //   is sent synchronously with navigator.sendBeacon as text/plain (a CORS-safelisted request:
 //   no preflight), else fetch(..., {keepalive: true}); a failed beacon is counted.
+// - Labels: the page's, the automatic ones (autoLabels()), and `source`: the Profiler source
+//   that sampled the view (native, inspector or instrumented).
 // - Nothing here throws into the page: every failure is counted in `stats.errors`.
 const DEFAULTS = {
   sampleRate: 0.01,
@@ -28,6 +30,13 @@ const DEFAULTS = {
 };
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
 const SLOW_TYPES = ['longtask', 'event', 'long-animation-frame'];
+/** The `source` label of each Profiler source (profiler.js's defaultSources()). */
+const SOURCE_LABELS = {
+  'chromium-native': 'native',
+  'node-inspector': 'inspector',
+  'inspector-async': 'inspector',
+  instrument: 'instrumented',
+};
 
 /** `s` cut to at most 256 UTF-8 bytes (the collector's cap on a label value). */
 function clip(s) {
@@ -218,11 +227,20 @@ function sampled(o, stats) {
   }
 
   async function run() {
-    [{ getProfiler: Profiler }, field] = await Promise.all([
-      import('../profiler/profiler.js'),
-      import('./core.js').then((m) => m.createField()),
-    ]);
-    Profiler = Profiler();
+    const m = await import('./sampled.js');
+    field = m.createField();
+    // The Profiler over this runtime's sources, each noting when it is the one that started:
+    // the upload's `source` label (native, inspector or instrumented).
+    const sources = m.defaultSources().map((s) => ({
+      ...s,
+      available: s.available && (() => s.available()),
+      start(...args) {
+        const sampler = s.start(...args);
+        labels.source = SOURCE_LABELS[s.name] || s.name;
+        return sampler;
+      },
+    }));
+    Profiler = m.createProfilerClass(undefined, { source: sources });
     visit = field.trace(o.maxBufferSize * o.maxWindows);
     let first = true;
     while (!stopped) {
