@@ -92,6 +92,10 @@ build/perfshim-memory.debug.wasm: $(MEMORY_SRC) src/perfshim.h src/memory.h src/
 	@mkdir -p build
 	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(MEMORY_EXPORTS) $(MEMORY_SRC) -o $@
 
+build/perfshim-field.debug.wasm: $(FIELD_SRC) src/perfshim.h src/trace.h src/trace_internal.h src/field.h src/internal.h Makefile | toolchain
+	@mkdir -p build
+	$(EMCC) $(DEBUG_FLAGS) -sEXPORTED_FUNCTIONS=$(FIELD_EXPORTS) $(FIELD_SRC) -o $@
+
 wasm/perfshim.wasm.js: wasm/perfshim.wasm tools/embed-wasm.mjs | node_modules/.package-lock.json
 	$(NODE) tools/embed-wasm.mjs $< $@
 
@@ -128,10 +132,11 @@ test-fuzz: deps $(FUZZ_TARGETS)
 	  then grep -E "stat::number_of_executed_units" $$t.log; \
 	  else tail -40 $$t.log; exit 1; fi; done
 
-test-node: deps wasm build/perfshim.debug.wasm build/perfshim-memory.debug.wasm
+test-node: deps wasm build/perfshim.debug.wasm build/perfshim-memory.debug.wasm build/perfshim-field.debug.wasm
 	$(NODE) --test test/node/
 	@echo "== the Node suites again, on the debug builds"
 	PERFSHIM_WASM=build/perfshim.debug.wasm PERFSHIM_MEMORY_WASM=build/perfshim-memory.debug.wasm \
+	  PERFSHIM_FIELD_WASM=build/perfshim-field.debug.wasm \
 	  $(NODE) --test test/node/
 
 # The Node suites under Node 18, the oldest Node that package.json's engines names, and under the

@@ -2,7 +2,7 @@
 # Install what building and testing need, when it is missing: Debian's emscripten (emcc 3.1.6),
 # the three browser engines the browser suites drive (chromium; firefox-esr; WebKitGTK's
 # MiniBrowser with webkit2gtk-driver, under xvfb), a font for their pages, a C compiler,
-# patch/xz/dpkg-dev (for cJSON's source package), then npm packages.
+# patch/xz/dpkg-dev (for cJSON's source package), Go (for `go tool pprof`), then npm packages.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 # Versions of fetch-cjson.sh before the private apt configuration wrote this file, malformed on
@@ -34,6 +34,8 @@ command -v make >/dev/null 2>&1 || need+=(make)
 # libFuzzer's runtime for the fuzz targets (clang-14 itself comes with emscripten)
 [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+# `go tool pprof`, the reference pprof reader the field and pprof tests run (Debian's Go 1.19)
+command -v go >/dev/null 2>&1 || need+=(golang-go)
 }
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
