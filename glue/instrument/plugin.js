@@ -39,8 +39,17 @@ const matcher = (pattern) => {
   return (id) => list.some((p) => (typeof p === 'function' ? p(id) : p.test(id)));
 };
 
-/** The options resolved to `accepts(path)`, `url(path)` and the transform's `stack`. */
+// The probes' runtime, imported by every instrumented module (the `probes` option): the bundle
+// carries it once, minified with the rest, instead of a copy in each module's header.
+const RUNTIME = slash(fileURLToPath(new URL('./probes.js', import.meta.url)));
+
+/** The options resolved to `accepts(path)`, `url(path)` and the transform's `stack` and
+ *  `probes`. */
 export function resolveOptions(options = {}, base = process.cwd()) {
+  if (options.probes !== undefined && options.probes !== 'import' && options.probes !== 'inline')
+    throw new TypeError(
+      `perfshim-instrument: probes must be 'import' or 'inline', not ${String(options.probes)}`,
+    );
   const include = matcher(options.include || SCRIPT);
   const exclude = options.exclude
     ? matcher(options.exclude)
@@ -52,9 +61,13 @@ export function resolveOptions(options = {}, base = process.cwd()) {
     ? matcher(new RegExp(`[\\\\/]node_modules[\\\\/](?:${deps})[\\\\/].*\\.[cm]?js$`))
     : () => false;
   return {
-    accepts: (path) => !path.includes('\0') && ((include(path) && !exclude(path)) || dep(path)),
+    accepts: (path) =>
+      !path.includes('\0') &&
+      slash(path) !== RUNTIME &&
+      ((include(path) && !exclude(path)) || dep(path)),
     url: options.url || ((path) => slash(relative(base, path))),
     stack: options.stack,
+    probes: options.probes === 'inline' ? 'inline' : RUNTIME,
   };
 }
 
@@ -86,21 +99,21 @@ export function instrumentModule(code, path, o, inputMap = null, relative = fals
   const named = one ? { ...input, sources: [url], sourceRoot: undefined } : input;
   let out;
   try {
-    out = instrument(code, { file: path, url, inputMap: named, stack: o.stack });
+    out = instrument(code, {
+      file: path,
+      url,
+      inputMap: named,
+      stack: o.stack,
+      probes: o.probes,
+      composeMap: !relative,
+    });
   } catch (e) {
     throw parseError(e, path);
   }
   if (!out.map) return null;
-  if (!input) return out;
-  if (!relative) {
-    if (one && out.map.sources.length === 1) out.map.sources = input.sources.slice();
-    return out;
-  }
-  // The same transform without the input map gives the map relative to `code`; its text differs
-  // from `out.code` only in the frame table, inside the header's one line: shift the mappings
-  // after it on that line.
-  const plain = instrument(code, { file: path, url, stack: o.stack });
-  return { code: out.code, map: shiftPast(plain.map, plain.code, out.code), frames: out.frames };
+  if (input && !relative && one && out.map.sources.length === 1)
+    out.map.sources = input.sources.slice();
+  return out;
 }
 
 // A function's frame is at the `(` of its parameters, which token-level maps (esbuild's) leave
@@ -130,30 +143,15 @@ function atParens(map, code) {
     : map;
 }
 
-function shiftPast(map, from, to) {
-  let p = 0;
-  while (p < from.length && from[p] === to[p]) p++;
-  let s = 0;
-  while (s < from.length - p && s < to.length - p && from.at(-1 - s) === to.at(-1 - s)) s++;
-  const end = from.length - s;
-  const delta = to.length - from.length;
-  if (delta === 0) return map;
-  if (/[\r\n\u2028\u2029]/.test(from.slice(p, end)))
-    throw new Error('perfshim-instrument: the two transforms differ beyond the frame table');
-  const line = from.slice(0, end).split('\n').length - 1;
-  const column = end - (from.lastIndexOf('\n', end - 1) + 1);
-  const lines = decodedMappings(new TraceMap(map)).map((segs, i) =>
-    i === line ? segs.map((g) => (g[0] >= column ? [g[0] + delta, ...g.slice(1)] : g)) : segs,
-  );
-  return { ...map, mappings: encodedMappings(new TraceMap({ ...map, mappings: lines })) };
-}
-
 // Rollup and Vite (and webpack's options through unplugin's factory signature).
 export const unpluginFactory = (options = {}) => {
   let o = resolveOptions(options);
   return {
     name: 'perfshim-instrument',
     enforce: 'post',
+    resolveId(id) {
+      return id === RUNTIME ? id : null;
+    },
     transformInclude(id) {
       return o.accepts(id.split('?')[0]);
     },

@@ -150,7 +150,16 @@ function names(code, module) {
   let p = '__ps';
   for (let i = 0; code.includes(p); i++) p = `__ps${i}_`;
   const g = module ? p : `${p}${PROBES_KEY.slice(PROBES_KEY.lastIndexOf('.') + 1)}_`;
-  return { t: `${p}t`, v: `${p}v`, ps: g, o: `${g}o`, s: `${g}s`, b: `${g}b`, h: `${g}h` };
+  return {
+    t: `${p}t`,
+    v: `${p}v`,
+    ps: g,
+    o: `${g}o`,
+    s: `${g}s`,
+    b: `${g}b`,
+    h: `${g}h`,
+    g: `${p}g`,
+  };
 }
 
 /** The output must load: a name clash or an insertion in the wrong place is a bug of ours,
@@ -293,7 +302,13 @@ function children(node, visit) {
  * (a source map of `code`, object or JSON string), `sourceType` ('module' | 'script'; default:
  * module, then script), `stack` ('profiling', the default: the probes keep the stack only while
  * a profiler runs; 'always': from this file's first run on, for the whole realm, so a function
- * already running when a profiler starts is in its samples too, at the always-on cost: probes.js).
+ * already running when a profiler starts is in its samples too, at the always-on cost: probes.js),
+ * `composeMap` (default true: the returned map is composed through `inputMap`, so it leads to
+ * the original sources; false: it is relative to `code`, for a bundler that composes the chain
+ * itself; frames are registered through `inputMap` either way), `probes` ('inline', the default:
+ * the header carries the probes' runtime as its fallback; or a module specifier whose
+ * `getProbes` export the header imports, so a bundle carries the runtime once, not once per
+ * file; modules only: a classic script keeps the inline fallback).
  * Returns { code, map, frames } (`frames`: [{name, url, line, column}]),
  * or the input unchanged ({ code, map: null, frames: [] }) when it was instrumented already.
  * Throws acorn's SyntaxError for code that does not parse, and a RangeError for functions
@@ -301,10 +316,22 @@ function children(node, visit) {
  */
 export function instrument(
   code,
-  { file = 'input.js', url = file, inputMap = null, sourceType, stack = 'profiling' } = {},
+  {
+    file = 'input.js',
+    url = file,
+    inputMap = null,
+    sourceType,
+    stack = 'profiling',
+    composeMap = true,
+    probes: runtime = 'inline',
+  } = {},
 ) {
   if (stack !== 'profiling' && stack !== 'always')
     throw new TypeError(`instrument: stack must be 'profiling' or 'always', not ${String(stack)}`);
+  if (typeof runtime !== 'string' || runtime === '')
+    throw new TypeError(
+      `instrument: probes must be 'inline' or a module specifier, not ${String(runtime)}`,
+    );
   const ast = parse(code, sourceType);
   // Where the header goes: after a hashbang and the directive prologue. A file is instrumented
   // already when the header is there, not when the marker's text appears anywhere.
@@ -570,14 +597,20 @@ export function instrument(
     (f) => `${JSON.stringify(f.name)},${urls.indexOf(f.url)},${f.line},${f.column}`,
   );
   const key = JSON.stringify(PROBES_KEY);
-  const probes = `globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${PROBES_TEXT})())`;
+  // (a module may import the runtime instead: one copy per bundle; the import comes first, so
+  // the runtime's module is evaluated before this one's, even in an import cycle)
+  const imported = module && runtime !== 'inline';
+  const probes = imported
+    ? `${N.g}()`
+    : `globalThis[Symbol.for(${key})]||(globalThis[Symbol.for(${key})]=(${PROBES_TEXT})())`;
   const always = stack === 'always' ? `${PS}.use(1);` : '';
   let header;
   if (module) {
     // A module's bindings are its own: `var`s and the hoisted `init` (see above), called here
     // unless a function of the file ran first.
     header =
-      `${MARKER}var ${N.o},${PS},${SS},${base};function ${init}(){` +
+      `${MARKER}${imported ? `import{getProbes as ${N.g}}from${JSON.stringify(runtime)};` : ''}` +
+      `var ${N.o},${PS},${SS},${base};function ${init}(){` +
       `${PS}=${probes};${base}=${PS}.reg(${JSON.stringify(urls)},[${list.join(',')}]);` +
       `${SS}=${PS}.S;${always}return ${N.o}=${PS}.C}${base}===void 0&&${init}();`;
   } else {
@@ -596,7 +629,7 @@ export function instrument(
   const out = s.toString();
   verify(out, ast.sourceType, file);
   let map = s.generateMap({ source: file, file, includeContent: true, hires: true });
-  if (inputMap)
+  if (inputMap && composeMap)
     map = remapping(
       [map, typeof inputMap === 'string' ? JSON.parse(inputMap) : inputMap],
       () => null,
