@@ -294,6 +294,7 @@ bench: deps wasm dist
 	$(NODE) bench/instrument.mjs
 	$(NODE) bench/instrument-exits.mjs
 	$(NODE) bench/first-use.mjs
+	$(NODE) bench/page-load.mjs
 	$(NODE) bench/field.mjs
 
 # The demo needs only Node and npm packages (the plain page instruments its workloads as it
