@@ -1,6 +1,6 @@
-// The built files (dist/: ES module, CommonJS, classic scripts) keep every public class's WebIDL
+// The built files (dist/: ES module, CommonJS, classic script) keep every public class's WebIDL
 // name (`PerformanceEntry.name === 'PerformanceEntry'`) and every exported function's name
-// (`install.name === 'install'`): the bundler must not rename them (the classic scripts minify
+// (`install.name === 'install'`): the bundler must not rename them (the classic script minifies
 // identifiers).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,12 +32,6 @@ const loaders = {
     '-e',
     `
     require('node:vm').runInThisContext(require('node:fs').readFileSync(${JSON.stringify(`${root}dist/perfshim.auto.js`)}, 'utf8'));
-    const m = globalThis.perfshim;${report}`,
-  ],
-  'classic script (dist/perfshim.timeline.auto.js)': [
-    '-e',
-    `
-    require('node:vm').runInThisContext(require('node:fs').readFileSync(${JSON.stringify(`${root}dist/perfshim.timeline.auto.js`)}, 'utf8'));
     const m = globalThis.perfshim;${report}`,
   ],
 };
