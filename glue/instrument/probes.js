@@ -10,8 +10,10 @@
 // depth i, B = STACK_BASE = 258 (frames deeper than the array are counted but not stored: a
 // typed array ignores writes past its end). `F` (Uint8Array, by frame id) is 1 for a slow frame
 // (the log sampler keeps it: glue/instrument/source.js). `frames` is the frame table: [name,
-// url, line, column] per frame id, registered once per script by `reg(urls, list)` (list: name,
-// index into urls, line, column per frame).
+// url, line, column] per frame id, registered once per script by `reg(urls, names, at)`
+// (names: one per frame; at: a string of comma-separated numbers, per frame the index into urls
+// when there are several, the line as a difference from the frame before's, and the column: a
+// smaller text than the numbers as an array, read once).
 //
 // The switch: the stack is kept only while a profiler runs (`use(+1)` when a session starts,
 // `use(-1)` when it ends; the instrumentation source calls them). The switch is one object of
@@ -131,10 +133,15 @@ export function createProbes() {
       users += d;
       C.o = users > 0 ? 1 : 0;
     },
-    reg(urls, list) {
+    reg(urls, names, at) {
       const base = P.frames.length;
-      for (let i = 0; i + 3 < list.length; i += 4)
-        P.frames.push([list[i], urls[list[i + 1]], list[i + 2], list[i + 3]]);
+      const n = at.split(',');
+      const w = urls.length > 1 ? 3 : 2;
+      let line = 0;
+      for (let i = 0; i < names.length; i++) {
+        line += +n[i * w + w - 2];
+        P.frames.push([names[i], urls[w > 2 ? +n[i * w] : 0], line, +n[i * w + w - 1]]);
+      }
       if (P.onframes) P.onframes(base);
       return base;
     },
@@ -217,7 +224,7 @@ export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.8';
+export const PROBES_KEY = 'perfshim.probes.9';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

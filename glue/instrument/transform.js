@@ -593,9 +593,13 @@ export function instrument(
   // The header: the realm's probes (or the inlined fallback) and this file's frame table
   // (frames mapped through an input map may name several sources).
   const urls = [...new Set(frames.map((f) => f.url))];
-  const list = frames.map(
-    (f) => `${JSON.stringify(f.name)},${urls.indexOf(f.url)},${f.line},${f.column}`,
-  );
+  let line = 0;
+  const positions = frames.map((f) => {
+    const d = `${f.line - line},${f.column}`;
+    line = f.line;
+    return urls.length > 1 ? `${urls.indexOf(f.url)},${d}` : d;
+  });
+  const table = `${JSON.stringify(urls)},${JSON.stringify(frames.map((f) => f.name))},"${positions.join(',')}"`;
   const key = JSON.stringify(PROBES_KEY);
   // (a module may import the runtime instead: one copy per bundle; the import comes first, so
   // the runtime's module is evaluated before this one's, even in an import cycle)
@@ -611,7 +615,7 @@ export function instrument(
     header =
       `${MARKER}${imported ? `import{getProbes as ${N.g}}from${JSON.stringify(runtime)};` : ''}` +
       `var ${N.o},${PS},${SS},${base};function ${init}(){` +
-      `${PS}=${probes};${base}=${PS}.reg(${JSON.stringify(urls)},[${list.join(',')}]);` +
+      `${PS}=${probes};${base}=${PS}.reg(${table});` +
       `${SS}=${PS}.S;${always}return ${N.o}=${PS}.C}${base}===void 0&&${init}();`;
   } else {
     // A classic script (or a file that may be loaded as one): nothing enumerable on the global
@@ -622,7 +626,7 @@ export function instrument(
       `${MARKER};(()=>{const ${PS}=${probes},d=(n,v)=>Object.defineProperty(globalThis,n,` +
       `{value:v,writable:true,configurable:true});d(${JSON.stringify(PS)},${PS});` +
       `d(${JSON.stringify(SS)},${PS}.S);d(${JSON.stringify(N.o)},${PS}.C);` +
-      `d(${JSON.stringify(base)},${PS}.reg(${JSON.stringify(urls)},[${list.join(',')}]));${always}})();`;
+      `d(${JSON.stringify(base)},${PS}.reg(${table}));${always}})();`;
   }
   s.appendLeft(headerAt, header);
 

@@ -28,7 +28,7 @@ test('esbuild + the plugin: an instrumented bundle that runs and maps back to it
   });
   const code = readFileSync(outfile, 'utf8');
   assert.equal(
-    code.split('.reg([').length - 1,
+    code.split('.reg(').length - 1,
     2,
     'both modules instrumented (one frame table each)',
   );

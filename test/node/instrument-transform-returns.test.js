@@ -76,7 +76,7 @@ test('every form of return passes its value through unchanged', async () => {
   const out = instrument(returnForms, { file: 'forms.js' }).code;
   assert.ok(out.includes('return  __psv=(a, a + 1),__pst<0?'), 'a comma expression in parentheses');
   assert.ok(
-    out.includes('return __psv=(void 0),__pst<0?__psv:__ps8_.r(__psv,__pst)\n'),
+    out.includes('return __psv=(void 0),__pst<0?__psv:__ps9_.r(__psv,__pst)\n'),
     'return + newline: returns nothing',
   );
   const got = vm.runInThisContext(out);
