@@ -1,8 +1,10 @@
 // Runs one WPT .any.js file (test/wpt/fixtures) in this Node process with WPT's testharness.js
 // and prints one JSON line: { file, results: [{ name, status, message }], harness }.
 // Usage: node run-file.mjs <mode> <file relative to fixtures/>, where mode is
-//   node  — Node's own performance, untouched (the reference);
+//   node  — the runtime's own performance, untouched (the reference; Node's, Bun's or Deno's);
+//   auto  — the runtime's own performance with perfshim/auto installed over it;
 //   plain — globalThis.performance is a plain `{ now() }` object, then perfshim/auto installs.
+// Runs under Bun (`bun run-file.mjs ...`) and Deno (`deno run -A run-file.mjs ...`) too.
 // Not a WPT file: perfshim's small runner (WPT's own runner is Python and a browser).
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -26,12 +28,18 @@ if (mode === 'plain') {
   // The core is instantiated on first use (20-30 ms here), which mark.any.js's 20 ms window for
   // its first mark would count against the clock; an app's earlier calls would have paid it.
   performance.getEntriesByType('mark');
+} else if (mode === 'auto') {
+  await import(pathToFileURL(join(here, '../../glue/auto.js')).href);
+  performance.getEntriesByType('mark'); // (the core's first use, as in plain)
 } else if (mode !== 'node') {
-  throw new TypeError(`unknown mode '${mode}' (expected 'node' or 'plain')`);
+  throw new TypeError(`unknown mode '${mode}' (expected 'node', 'auto' or 'plain')`);
 }
 
 // What a WPT global offers the tests: `self`, and fetch() of the harness's own files (the IDL).
 globalThis.self = globalThis;
+// (Deno's global has a `location` that is undefined without --location: testharness.js would
+// read its pathname.)
+if ('location' in globalThis && globalThis.location === undefined) delete globalThis.location;
 globalThis.fetch = async (url) => {
   const text = readFileSync(join(root, String(url).replace(/^\//, '')), 'utf8');
   return { ok: true, text: async () => text };
