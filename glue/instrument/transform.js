@@ -483,6 +483,13 @@ export function instrument(
   function ret(node, f) {
     const arg = node.argument;
     // (contentOnly: what was inserted at the same position stays)
+    if (!arg && f.async && f.generator) {
+      // An async generator's bare `return;` does not await (an expression would: one more tick,
+      // Test262's return-undefined-implicit-and-explicit): pop, then return as written.
+      s.overwrite(node.start, node.start + 6, `{${T}=${PS}.x(${T});return`, { contentOnly: true });
+      s.prependLeft(node.end, '}');
+      return;
+    }
     if (!arg) {
       s.overwrite(
         node.start,

@@ -213,3 +213,14 @@ test('functions nested deeper than the transform handles are a RangeError, not a
     (e) => e.constructor === RangeError && e.name === 'RangeError' && /nested/.test(e.message),
   );
 });
+
+test("an async generator's bare `return;` takes no extra tick (Test262 return-undefined-implicit-and-explicit)", async () => {
+  await same(
+    'async function* g1() {}\nasync function* g2() { return; }\n' +
+      'async function* g3() { return undefined; }\nasync function* g4() { if (globalThis.no) return\n; return void 0; }\n' +
+      'const actual = [];\n' +
+      'globalThis.r = Promise.resolve(0).then(() => actual.push("tick 1")).then(() => actual.push("tick 2")).then(() => actual);\n' +
+      'for (const [g, n] of [[g1, "g1"], [g2, "g2"], [g3, "g3"], [g4, "g4"]]) g().next().then(() => actual.push(n + " ret"));',
+    ['tick 1', 'g1 ret', 'g2 ret', 'tick 2', 'g3 ret', 'g4 ret'],
+  );
+});
