@@ -600,6 +600,7 @@ typedef struct {
     int32_t trie;          /* a trace handle: frames and stacks only */
     double *count, *time;  /* per stack */
     uint32_t cap, max_stacks;
+    uint32_t nstacks;      /* the trie's stacks (ids are given in order), kept here as it grows */
     double samples, ms;
 } agg;
 
@@ -611,38 +612,46 @@ static agg *agg_get(int32_t h)
     return h >= 1 && (uint32_t)h <= aggs_cap ? aggs[h - 1] : 0;
 }
 
-static uint32_t agg_stacks(const agg *a)
+static uint32_t agg_stacks(const agg *a) { return a->nstacks; }
+
+/* The frame (name, url, line, column) of the aggregate, added while under the cap, else found
+ * or -1. */
+static int32_t agg_frame(agg *a, const uint8_t *name, uint32_t nlen, const uint8_t *url, uint32_t ulen,
+                         uint32_t line, uint32_t col)
 {
-    ps_trace_info(a->trie);
-    return (uint32_t)ps_out_ptr()[2];
+    if (agg_stacks(a) < a->max_stacks) return ps__trace_frame_of(a->trie, name, nlen, url, ulen, line, col);
+    int32_t f = ps__trace_frame_find(a->trie, name, nlen, url, ulen, line, col);
+    return f < 0 ? -1 : f;
 }
 
-/* The stack (parent, name) of the aggregate, added while under the cap, else found or -1. */
-static int32_t agg_stack(agg *a, int32_t parent, const uint8_t *name, uint32_t nlen, const uint8_t *url,
-                         uint32_t ulen, uint32_t line, uint32_t col)
+/* The stack (parent, frame `f` of the aggregate) of the aggregate, added while under the cap,
+ * else found or -1. */
+static int32_t agg_stack(agg *a, int32_t parent, int32_t f)
 {
-    uint32_t n = agg_stacks(a);
-    if (n < a->max_stacks) {
-        int32_t f = ps__trace_frame_of(a->trie, name, nlen, url, ulen, line, col);
-        if (f < 0) return f;
-        int32_t s = ps__trace_stack(a->trie, parent, (uint32_t)f);
-        if (s < 0) return s;
-        if ((uint32_t)s >= a->cap) {
-            uint32_t cap = a->cap * 2;
-            while (cap <= (uint32_t)s) cap *= 2;
-            double *c = realloc(a->count, (size_t)cap * 8);
-            if (c) a->count = c;
-            double *t = c ? realloc(a->time, (size_t)cap * 8) : 0;
-            if (!t) return PS_E_NOMEM;
-            a->time = t;
-            memset(a->count + a->cap, 0, (size_t)(cap - a->cap) * 8);
-            memset(a->time + a->cap, 0, (size_t)(cap - a->cap) * 8);
-            a->cap = cap;
-        }
-        return s;
+    if (f < 0) return -1;
+    if (agg_stacks(a) >= a->max_stacks) return ps__trace_stack_find(a->trie, parent, (uint32_t)f);
+    int32_t s = ps__trace_stack(a->trie, parent, (uint32_t)f);
+    if (s < 0) return s;
+    if ((uint32_t)s >= a->nstacks) a->nstacks = (uint32_t)s + 1;
+    if ((uint32_t)s >= a->cap) {
+        uint32_t cap = a->cap * 2;
+        while (cap <= (uint32_t)s) cap *= 2;
+        double *c = realloc(a->count, (size_t)cap * 8);
+        if (c) a->count = c;
+        double *t = c ? realloc(a->time, (size_t)cap * 8) : 0;
+        if (!t) return PS_E_NOMEM;
+        a->time = t;
+        memset(a->count + a->cap, 0, (size_t)(cap - a->cap) * 8);
+        memset(a->time + a->cap, 0, (size_t)(cap - a->cap) * 8);
+        a->cap = cap;
     }
-    int32_t f = ps__trace_frame_find(a->trie, name, nlen, url, ulen, line, col);
-    return f < 0 ? -1 : ps__trace_stack_find(a->trie, parent, (uint32_t)f);
+    return s;
+}
+
+/* The root stack named `n` (a marker's, "(other)"). */
+static int32_t agg_root(agg *a, const char *n)
+{
+    return agg_stack(a, -1, agg_frame(a, (const uint8_t *)n, (uint32_t)strlen(n), 0, 0, 0, 0));
 }
 
 PS_API int32_t ps_field_agg_new(uint32_t max_stacks)
@@ -665,8 +674,7 @@ PS_API int32_t ps_field_agg_new(uint32_t max_stacks)
     a->count = calloc(a->cap, 8);
     a->time = calloc(a->cap, 8);
     a->trie = ps_trace_new(0);
-    static const uint8_t other[] = "(other)";
-    if (!a->count || !a->time || a->trie < 0 || agg_stack(a, -1, other, 7, 0, 0, 0, 0) != 0) {
+    if (!a->count || !a->time || a->trie < 0 || agg_root(a, "(other)") != 0) {
         if (a->trie > 0) ps_trace_free(a->trie);
         free(a->count); free(a->time); free(a);
         return PS_E_NOMEM;
@@ -688,11 +696,16 @@ PS_API int32_t ps_field_agg_free(int32_t h)
 static const char *const MARKER_ROOT[PS_MARKER_COUNT] = {
     "(idle)", "(script)", "(garbage collector)", "(style)", "(layout)", "(paint)", "(other work)"};
 
-PS_API int32_t ps_field_agg_add(int32_t h, int32_t t, double interval_ms)
+PS_API int32_t ps_field_agg_add(int32_t h, int32_t t, double interval_ms, uint32_t first, uint32_t end,
+                                int32_t root)
 {
     agg *a = agg_get(h);
-    if (!a || a->trie == t || ps_trace_info(t) != PS_OK) return PS_E_ARG;
-    uint32_t ns = (uint32_t)ps_out_ptr()[2], nsm = (uint32_t)ps_out_ptr()[3];
+    if (!a || a->trie == t || root < -1 || (root >= 0 && (uint32_t)root >= a->nstacks) ||
+        ps_trace_info(t) != PS_OK)
+        return PS_E_ARG;
+    uint32_t nf = (uint32_t)ps_out_ptr()[1], ns = (uint32_t)ps_out_ptr()[2], nsm = (uint32_t)ps_out_ptr()[3];
+    if (end > nsm) end = nsm;
+    if (first >= end) return 0;
     const uint32_t *fname = ps_trace_column(t, PS_COL_FRAME_NAME);
     const int32_t *fres = ps_trace_column(t, PS_COL_FRAME_RESOURCE);
     const uint32_t *fline = ps_trace_column(t, PS_COL_FRAME_LINE);
@@ -704,22 +717,23 @@ PS_API int32_t ps_field_agg_add(int32_t h, int32_t t, double interval_ms)
     const uint8_t *mk = ps_trace_column(t, PS_COL_SAMPLE_MARKER);
     if (!(interval_ms > 0) || !isfinite(interval_ms))
         interval_ms = nsm > 1 ? (ts[nsm - 1] - ts[0]) / (nsm - 1) : 0;
-    /* The aggregate's stack of each source stack a sample uses: -2 not yet, 0 "(other)". Parents
-     * precede children, so each is resolved from its parent's, walking up only to the first
-     * resolved ancestor (iteratively). */
-    int32_t *map = malloc(((size_t)ns + 1) * 4);
+    /* The aggregate's stack of each source stack a sample uses: -2 not yet, 0 "(other)"; and its
+     * frame of each source frame (-2 not yet, -1 none past the cap), so that a frame's strings are
+     * looked up once per trace, not once per stack. Parents precede children, so each stack is
+     * resolved from its parent's, walking up only to the first resolved ancestor (iteratively). */
+    int32_t *map = malloc(((size_t)ns + nf + 1) * 4), *fmap = map + ns;
     ps_vec chain = {0};
     if (!map) return PS_E_NOMEM;
-    for (uint32_t i = 0; i < ns; i++) map[i] = -2;
+    for (uint32_t i = 0; i < ns + nf; i++) map[i] = -2;
     int32_t roots[PS_MARKER_COUNT], st_ = PS_OK;
     for (int k = 0; k < PS_MARKER_COUNT; k++) roots[k] = -2;
-    for (uint32_t i = 0; i < nsm && st_ == PS_OK; i++) {
+    for (uint32_t i = first; i < end && st_ == PS_OK; i++) {
         int32_t s = st[i], to;
         if (s < 0) {
             uint32_t m = mk[i] < PS_MARKER_COUNT ? mk[i] : 0;
             if (roots[m] == -2) {
                 const char *n = MARKER_ROOT[m];
-                roots[m] = agg_stack(a, -1, (const uint8_t *)n, (uint32_t)strlen(n), 0, 0, 0, 0);
+                roots[m] = root == 0 ? 0 : agg_stack(a, root, agg_frame(a, (const uint8_t *)n, (uint32_t)strlen(n), 0, 0, 0, 0));
                 if (roots[m] == -1) roots[m] = 0;
             }
             to = roots[m];
@@ -729,12 +743,17 @@ PS_API int32_t ps_field_agg_add(int32_t h, int32_t t, double interval_ms)
                 if ((st_ = ps__vec_push(&chain, (uint32_t)c)) != PS_OK) break;
             while (chain.len && st_ == PS_OK) {
                 uint32_t c = chain.v[--chain.len];
-                int32_t parent = sp[c] >= 0 ? map[sp[c]] : -1;
+                int32_t parent = sp[c] >= 0 ? map[sp[c]] : root;
                 if (parent == 0) { map[c] = 0; continue; } /* under "(other)" */
-                uint32_t f = sf[c], nlen, ulen = 0;
-                const uint8_t *name = ps__trace_string(t, PS_STRINGS_NAMES, fname[f], &nlen);
-                const uint8_t *url = fres[f] >= 0 ? ps__trace_string(t, PS_STRINGS_RESOURCES, (uint32_t)fres[f], &ulen) : 0;
-                int32_t id = agg_stack(a, parent, name, nlen, url, ulen, fline[f], fcol[f]);
+                uint32_t f = sf[c];
+                if (fmap[f] == -2) {
+                    uint32_t nlen, ulen = 0;
+                    const uint8_t *name = ps__trace_string(t, PS_STRINGS_NAMES, fname[f], &nlen);
+                    const uint8_t *url = fres[f] >= 0 ? ps__trace_string(t, PS_STRINGS_RESOURCES, (uint32_t)fres[f], &ulen) : 0;
+                    fmap[f] = agg_frame(a, name, nlen, url, ulen, fline[f], fcol[f]);
+                    if (fmap[f] < -1) { st_ = fmap[f]; break; }
+                }
+                int32_t id = agg_stack(a, parent, fmap[f]);
                 if (id < -1) st_ = id;
                 map[c] = id < 0 ? 0 : id;
             }
@@ -749,7 +768,16 @@ PS_API int32_t ps_field_agg_add(int32_t h, int32_t t, double interval_ms)
     }
     ps__vec_free(&chain);
     free(map);
-    return st_ == PS_OK ? (int32_t)nsm : st_;
+    return st_ == PS_OK ? (int32_t)(end - first) : st_;
+}
+
+PS_API int32_t ps_field_agg_root(int32_t h, uint32_t len)
+{
+    agg *a = agg_get(h);
+    const uint8_t *name = ps__exchange_read(len);
+    if (!a || !name || len > PS_FIELD_MAX_STRING) return PS_E_ARG;
+    int32_t s = agg_stack(a, -1, agg_frame(a, name, len, 0, 0, 0, 0));
+    return s == -1 ? 0 : s;
 }
 
 PS_API int32_t ps_field_agg_trace(int32_t h)

@@ -98,10 +98,17 @@ enum { PS_FIELD_COL_COUNT = 0, /* [f64] samples per stack */
 PS_API int32_t ps_field_agg_new(uint32_t max_stacks);
 /* Free an aggregate. PS_OK or PS_E_ARG. */
 PS_API int32_t ps_field_agg_free(int32_t agg);
-/* Merge the samples of trace `trace`: each counts once and weighs the time to the next sample;
- * the last one weighs `interval_ms` (<= 0: the trace's mean interval). Returns the samples
- * merged or a negative status. */
-PS_API int32_t ps_field_agg_add(int32_t agg, int32_t trace, double interval_ms);
+/* Merge samples `first` to `end` - 1 of trace `trace` (end past the last: to the last) under
+ * stack `root` of the aggregate (-1: at the top; a root of ps_field_agg_root, so the collector
+ * keeps the samples inside each set of measures apart): each counts once and weighs the time to
+ * the trace's next sample; the last one weighs `interval_ms` (<= 0: the trace's mean interval).
+ * Returns the samples merged, PS_E_ARG (a bad handle or root) or PS_E_NOMEM. */
+PS_API int32_t ps_field_agg_add(int32_t agg, int32_t trace, double interval_ms, uint32_t first,
+                                uint32_t end, int32_t root);
+/* The root stack of the aggregate named by the `len` bytes at the exchange buffer (a frame with
+ * no script), added while under the cap. Returns its stack id, 0 ("(other)") past the cap,
+ * PS_E_ARG or PS_E_NOMEM. */
+PS_API int32_t ps_field_agg_root(int32_t agg, uint32_t len);
 /* The trace handle holding the aggregate's trie (read it with ps_trace_column/ps_trace_strings;
  * do not free it). */
 PS_API int32_t ps_field_agg_trace(int32_t agg);

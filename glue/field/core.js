@@ -158,8 +158,23 @@ export function createField(core = loadFieldCore()) {
     /** A new aggregate of at most `maxStacks` distinct stacks. */
     aggregate: (maxStacks = 100000) => check(x.ps_field_agg_new(maxStacks)),
     freeAggregate: (a) => x.ps_field_agg_free(a),
-    /** Merge trace `h` into aggregate `a` (the last sample weighs `interval` ms). */
-    add: (a, h, interval = 0) => check(x.ps_field_agg_add(a, h, interval)),
+    /** Merge samples `first` to `end` - 1 (default: all) of trace `h` into aggregate `a`, under
+     *  its stack `root` (-1: at the top; see root()); the last sample weighs `interval` ms. */
+    add: (a, h, interval = 0, { first = 0, end = 0xffffffff, root = -1 } = {}) =>
+      check(x.ps_field_agg_add(a, h, interval, first, end, root)),
+    /** The root stack of aggregate `a` named `name` (0, "(other)", past the cap). */
+    root(a, name) {
+      const b = new TextEncoder().encode(name);
+      const at = core.reserve(b.length);
+      core.u8().set(b, at);
+      return check(x.ps_field_agg_root(a, b.length));
+    },
+    /** The sample times (ms) of trace `h`. */
+    sampleTimes(h) {
+      const n = codec.info(h).samples;
+      const at = x.ps_trace_column(h, abi.PS_COL_SAMPLE_TIME) >>> 3;
+      return core.f64().slice(at, at + n);
+    },
     /** {stacks, frames, samples, ms, other, bytes} of aggregate `a`. */
     info(a) {
       check(x.ps_field_agg_info(a));

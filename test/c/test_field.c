@@ -284,8 +284,8 @@ TEST(aggregate)
 {
     int32_t a = ps_field_agg_new(100), t = sample_trace();
     CHECK(a > 0);
-    CHECK_EQ_INT(ps_field_agg_add(a, t, 10), 5);
-    CHECK_EQ_INT(ps_field_agg_add(a, t, 10), 5);
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 0, UINT32_MAX, -1), 5);
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 0, UINT32_MAX, -1), 5);
     ps_field_agg_info(a);
     double *o = ps_out_ptr();
     CHECK_EQ_DBL(o[0], 5); /* (other), main, work, hot, (garbage collector) */
@@ -307,6 +307,44 @@ TEST(aggregate)
     CHECK_EQ_INT(ps_field_agg_new(1), PS_E_ARG);
 }
 
+/* A range of samples merges alone, each weighing the time to the trace's next sample (the
+ * range's last included), and ranges that split a trace add up to the whole. */
+TEST(aggregate_range)
+{
+    int32_t a = ps_field_agg_new(100), b = ps_field_agg_new(100), t = sample_trace();
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 1, 3, -1), 2); /* samples 1 and 2: hot, hot */
+    ps_field_agg_info(a);
+    CHECK_EQ_DBL(ps_out_ptr()[2], 2);
+    CHECK_EQ_DBL(ps_out_ptr()[3], 10.5 + 9.75);
+    CHECK_EQ_DBL(ps_field_agg_column(a, PS_FIELD_COL_TIME)[3], 10.5 + 9.75);
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 0, 1, -1), 1);
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 3, UINT32_MAX, -1), 2);
+    CHECK_EQ_INT(ps_field_agg_add(b, t, 10, 0, UINT32_MAX, -1), 5);
+    ps_field_agg_info(a);
+    double ms = ps_out_ptr()[3];
+    ps_field_agg_info(b);
+    CHECK_EQ_DBL(ms, ps_out_ptr()[3]);
+    /* Under a root: the samples' stacks hang from it, apart from the same stacks at the top. */
+    memcpy(ps_exchange_reserve(8), "measure1", 8);
+    int32_t r = ps_field_agg_root(a, 8);
+    CHECK(r > 0);
+    memcpy(ps_exchange_reserve(8), "measure1", 8);
+    CHECK_EQ_INT(ps_field_agg_root(a, 8), r);
+    ps_field_agg_info(a);
+    double stacks = ps_out_ptr()[0];
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 0, UINT32_MAX, r), 5);
+    ps_field_agg_info(a);
+    CHECK_EQ_DBL(ps_out_ptr()[0], stacks + 4); /* main, work, hot, (garbage collector) below it */
+    const int32_t *sp = ps_trace_column(ps_field_agg_trace(a), PS_COL_STACK_PARENT);
+    CHECK_EQ_INT(sp[(int32_t)stacks], r);
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 0, UINT32_MAX, 999), PS_E_ARG);
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 4, 4, -1), 0); /* empty */
+    CHECK_EQ_INT(ps_field_agg_add(a, t, 10, 9, 20, -1), 0); /* past the end */
+    ps_field_agg_free(a);
+    ps_field_agg_free(b);
+    ps_trace_free(t);
+}
+
 /* Past the cap, new stacks count under "(other)" and the aggregate stops growing. */
 TEST(aggregate_capped)
 {
@@ -321,7 +359,7 @@ TEST(aggregate_capped)
             parent = ps__trace_stack(t, parent, (uint32_t)frame(t, name, "https://x/y.js", 1, 1));
             ps_trace_sample(t, round * 100 + d, parent, 0);
         }
-        CHECK_EQ_INT(ps_field_agg_add(a, t, 1), 5);
+        CHECK_EQ_INT(ps_field_agg_add(a, t, 1, 0, UINT32_MAX, -1), 5);
         ps_trace_free(t);
         ps_field_agg_info(a);
         if (round == 20) held = ps_out_ptr()[5];
@@ -337,7 +375,7 @@ TEST(aggregate_capped)
     int32_t t = ps_trace_new(10);
     int32_t s = ps__trace_stack(t, -1, (uint32_t)frame(t, "f0_0", "https://x/y.js", 1, 1));
     ps_trace_sample(t, 1, s, 0);
-    ps_field_agg_add(a, t, 1);
+    ps_field_agg_add(a, t, 1, 0, UINT32_MAX, -1);
     CHECK_EQ_DBL(ps_field_agg_column(a, PS_FIELD_COL_COUNT)[1], 2);
     ps_trace_free(t);
     ps_field_agg_free(a);
@@ -349,7 +387,7 @@ TEST(decode_then_aggregate)
     int32_t t = sample_trace(), d, a = ps_field_agg_new(1000);
     CHECK(encode(t, 1) > 0);
     CHECK_EQ_INT(decode(upload, upload_len, &d), 5);
-    CHECK_EQ_INT(ps_field_agg_add(a, d, ps_out_ptr()[0]), 5);
+    CHECK_EQ_INT(ps_field_agg_add(a, d, ps_out_ptr()[0], 0, UINT32_MAX, -1), 5);
     ps_field_agg_info(a);
     CHECK_EQ_DBL(ps_out_ptr()[3], 50);
     ps_field_agg_free(a);
@@ -364,6 +402,7 @@ int main(void)
     RUN(encoder_refuses_bad_labels);
     RUN(hostile);
     RUN(aggregate);
+    RUN(aggregate_range);
     RUN(aggregate_capped);
     RUN(decode_then_aggregate);
     return CHECK_DONE();

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         double interval = ps_out_ptr()[0];
         ps_field_labels();
         ps_field_entries();
-        if (ps_field_agg_add(agg, t, interval) < 0) abort();
+        if (ps_field_agg_add(agg, t, interval, 0, UINT32_MAX, -1) < 0) abort();
         ps_field_agg_info(agg);
         if (ps_out_ptr()[0] > 256) abort();
         int32_t len = ps_field_encode(t, 0, 0, 0, 1, interval);
