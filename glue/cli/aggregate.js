@@ -1,9 +1,11 @@
 // `perfshim aggregate FILES... [--by release,route] -o merged.pb.gz`: field uploads, ProfilerTrace
-// JSON and .cpuprofile files merged in the field core into one pprof per group of labels.
+// JSON and .cpuprofile files merged in the field core into one pprof per group of labels (the
+// uploads' measures as `measure` labels on the samples inside them).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createField } from '../field/core.js';
 import { loadTrace } from '../field/inputs.js';
+import { createMeasuredAggregate } from '../field/measured.js';
 import { aggregateToPprof } from '../field/pprof.js';
 
 export const USAGE = `Usage: perfshim aggregate FILES... -o merged.pb.gz [--by LABELS]
@@ -27,16 +29,19 @@ export function aggregateFiles(files, { by = [], maxStacks = 100000, field = cre
       for (const k of by) if (v.labels[k] !== undefined) labels[k] = v.labels[k];
       const key = by.map((k) => `${k}=${encodeURIComponent(labels[k] ?? '')}`).join(',');
       let g = groups.get(key);
-      if (!g) groups.set(key, (g = { labels, agg: field.aggregate(maxStacks), period: 0 }));
+      if (!g) {
+        const m = createMeasuredAggregate(field, { maxStacks });
+        groups.set(key, (g = { labels, m, period: 0 }));
+      }
       g.period ||= v.interval;
-      field.add(g.agg, v.trace, v.interval);
+      g.m.add(v.trace, v.interval, v.entries);
     } finally {
       field.free(v.trace);
     }
   }
   for (const g of groups.values()) {
-    g.read = field.read(g.agg);
-    field.freeAggregate(g.agg);
+    g.read = g.m.read();
+    g.m.free();
   }
   return groups;
 }

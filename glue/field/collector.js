@@ -1,6 +1,7 @@
 // The field collector: a `(req, res, next)` handler for node:http, Express, Connect and Fastify
 // (through @fastify/middie) that takes visits' uploads (visits.js), validates each in the field
-// core, merges it into the aggregate of its time window × label set, and writes one pprof file
+// core, merges it into the aggregate of its time window × label set (the samples inside the
+// visit's measures labelled with their names: measured.js), and writes one pprof file
 // per aggregate under `out` (and pushes it to Pyroscope's ingest API with `push`) when its
 // window closes, at flush() and at close().
 //
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { PS_FIELD_MAX_BYTES } from '../host/abi.js';
 import { createField } from './core.js';
+import { createMeasuredAggregate } from './measured.js';
 import { aggregateToPprof } from './pprof.js';
 
 const GZIP = (b) => b.length > 2 && b[0] === 0x1f && b[1] === 0x8b;
@@ -86,7 +88,7 @@ export function createCollector(options = {}) {
   } = options;
   const field = createField();
   const windowMs = windowSeconds * 1000;
-  const aggregates = new Map(); // window start + label key -> {agg, labels, path, start, period}
+  const aggregates = new Map(); // window start + label key -> {m, labels, path, start, period}
   const perWindow = new Map(); // window start -> label sets
   const stats = { accepted: 0, refused: 0, reasons: {}, written: [], pushed: 0, pushFailed: 0 };
 
@@ -135,11 +137,12 @@ export function createCollector(options = {}) {
         const sets = perWindow.get(start) || 0;
         if (sets >= maxLabelSets) return [429, 'too many label sets in this window'];
         perWindow.set(start, sets + 1);
-        a = { agg: field.aggregate(maxStacks), labels: visit.labels, path: labelPath, start };
+        const m = createMeasuredAggregate(field, { maxStacks });
+        a = { m, labels: visit.labels, path: labelPath, start };
         aggregates.set(id, a);
       }
       a.period = visit.interval || a.period || 10;
-      field.add(a.agg, trace, visit.interval);
+      a.m.add(trace, visit.interval, visit.entries);
     } finally {
       field.free(visit.trace);
     }
@@ -213,8 +216,8 @@ export function createCollector(options = {}) {
     for (const [id, a] of aggregates) {
       if (a.start + windowMs > before && before !== Number.POSITIVE_INFINITY) continue;
       aggregates.delete(id);
-      const read = field.read(a.agg);
-      field.freeAggregate(a.agg);
+      const read = a.m.read();
+      a.m.free();
       perWindow.delete(a.start);
       if (!read.info.samples) continue;
       const bytes = aggregateToPprof(read, {

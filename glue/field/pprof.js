@@ -2,8 +2,10 @@
 // `pprof-format` package as glue/export/pprof.js encodes a single trace: one function and one
 // location per frame (start_line and the location's line the frame's 1-based line, its column),
 // one sample per stack with samples, value [count, wall ns]; the visit labels as pprof string
-// labels on every sample (so `pprof -tagfocus route=/cart` selects them); time_nanos the
-// window's start, duration_nanos its length, period the sampling interval.
+// labels on every sample (so `pprof -tagfocus route=/cart` selects them), and `measure` labels
+// on the samples inside the visits' measures (the aggregate's measure roots, measured.js, left
+// out of the stacks); time_nanos the window's start, duration_nanos its length, period the
+// sampling interval.
 import { gzipSync } from 'node:zlib';
 import * as pprof from 'pprof-format';
 
@@ -35,17 +37,31 @@ export function aggregateProfile(
   const label = Object.entries(labels).map(
     ([k, v]) => new pprof.Label({ key: str(k), str: str(String(v)) }),
   );
-  // Each stack's locations leaf first, from its parent's (parents come first).
+  // Each stack's locations leaf first, from its parent's (parents come first); a measure root
+  // is no location: the stacks below it carry its names as labels instead.
+  const measures = agg.measures || new Map();
   const paths = new Array(agg.stacks.length);
+  const labelsOf = new Array(agg.stacks.length);
   const sample = [];
   agg.stacks.forEach((s, i) => {
-    paths[i] = [s.frameId + 1, ...(s.parentId === undefined ? [] : paths[s.parentId])];
+    const top = s.parentId === undefined;
+    const names = measures.get(i);
+    if (top && names) {
+      paths[i] = [];
+      labelsOf[i] = [
+        ...label,
+        ...names.map((m) => new pprof.Label({ key: str('measure'), str: str(m) })),
+      ];
+      return;
+    }
+    paths[i] = [s.frameId + 1, ...(top ? [] : paths[s.parentId])];
+    labelsOf[i] = top ? label : labelsOf[s.parentId];
     if (agg.count[i] > 0)
       sample.push(
         new pprof.Sample({
           locationId: paths[i],
           value: [agg.count[i], Math.round(agg.time[i] * 1e6)],
-          label,
+          label: labelsOf[i],
         }),
       );
   });

@@ -103,6 +103,7 @@ test('a sampled view: downsampled to fit, sent at pagehide, a refused beacon cou
     assert.equal(v.labels.release, 'v3');
     assert.equal(v.labels.route, '/cart/42');
     assert.equal(v.labels.engine, 'firefox');
+    assert.equal(v.labels.source, 'inspector'); // the Profiler source that sampled the view
     assert.equal(v.labels['bad-name'], undefined);
     field.free(v.trace);
   } finally {
