@@ -6,4 +6,5 @@ export {
   vitePlugin,
   rollupPlugin,
   webpackPlugin,
+  loaderText,
 } from './plugin.js';

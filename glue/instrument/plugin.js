@@ -22,9 +22,9 @@
 //   plugins (esbuild only): esbuild plugins whose onLoad output is instrumented [none]
 // Modules with a NUL in their id (Rollup's and Vite's virtual modules) are never instrumented.
 import { createUnplugin } from 'unplugin';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, extname, isAbsolute, relative, sep } from 'node:path';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import remapping from '@jridgewell/remapping';
 import { TraceMap, decodedMappings, encodedMappings } from '@jridgewell/trace-mapping';
@@ -143,17 +143,175 @@ function atParens(map, code) {
     : map;
 }
 
+// The profiling variant (issue 25: pay only when profiling): with `variant`, the build itself is
+// the PLAIN build (nothing instrumented), and when it has been written the plugin builds the
+// same configuration again, instrumented, into `<out>/<variant.dir>/`, and writes a loader next
+// to each entry (`main.js` → `main.loader.js`): a classic script of a few hundred bytes that
+// picks one build per page view (the query parameter, else the cookie, else `sampleRate`),
+// loads the `before` scripts in sampled views only (e.g. perfshim.auto.js), then the entry.
+// An unsampled view downloads and runs exactly the plain build. The second build runs with a
+// realm-wide flag set (Vite loads its config file again: the plugin it creates there must
+// instrument instead of building a third time).
+const NESTED = Symbol.for('perfshim.instrument.variant');
+const inVariant = () => (globalThis[NESTED] || 0) > 0;
+async function asVariant(run) {
+  globalThis[NESTED] = (globalThis[NESTED] || 0) + 1;
+  try {
+    return await run();
+  } finally {
+    globalThis[NESTED]--;
+  }
+}
+
+/** The `variant` option with its defaults, or null. */
+export function variantOptions(v) {
+  if (!v) return null;
+  const o = {
+    sampleRate: 0.01,
+    dir: 'profiling',
+    param: 'perfshim-profile',
+    cookie: 'perfshim-profile',
+    before: [],
+    ...(v === true ? {} : v),
+  };
+  if (!(o.sampleRate >= 0 && o.sampleRate <= 1))
+    throw new RangeError(
+      `perfshim-instrument: variant.sampleRate must be in [0, 1], not ${o.sampleRate}`,
+    );
+  if (
+    typeof o.dir !== 'string' ||
+    !o.dir ||
+    isAbsolute(o.dir) ||
+    o.dir.split(/[\\/]/).includes('..')
+  )
+    throw new TypeError(
+      `perfshim-instrument: variant.dir must be a folder inside the output, not ${o.dir}`,
+    );
+  return o;
+}
+
+/** The loader's text: a classic script that loads `plain` or `profiled` (URLs relative to the
+ *  loader's own), as a module script when `module`. Sets `perfshimProfiled` on the global object
+ *  (true in a sampled view) for the page's own code, a RUM SDK's for one. */
+export function loaderText(v, plain, profiled, module) {
+  const re = `(?:^|; )${quoteRegExp(v.cookie)}=([^;]*)`;
+  return (
+    `/* perfshim: the profiling variant for ${Math.round(v.sampleRate * 1e4) / 100} % of views, or ?${v.param}=1, or the cookie ${v.cookie}=1 */\n` +
+    `(function(){var d=document,b=(d.currentScript||{}).src||location.href,` +
+    `q=new URLSearchParams(location.search).get(${JSON.stringify(v.param)}),c=d.cookie.match(${JSON.stringify(re)}),` +
+    `p=q!==null?q!=="0":c?c[1]!=="0":Math.random()<${v.sampleRate},` +
+    `l=p?${JSON.stringify(v.before)}.concat([${JSON.stringify(profiled)}]):[${JSON.stringify(plain)}];` +
+    'globalThis.perfshimProfiled=p;' +
+    '(function n(i){var e=d.createElement("script");' +
+    `e.src=new URL(l[i],b).href;if(i===l.length-1){${module ? 'e.type="module";' : ''}}else e.onload=e.onerror=function(){n(i+1)};` +
+    'd.head.appendChild(e)})(0)})();\n'
+  );
+}
+
+const rel = (from, to) => {
+  const r = slash(relative(dirname(from), to));
+  return r.startsWith('.') ? r : `./${r}`;
+};
+
+/** Writes a loader next to each plain entry: `entries` are [plain file, variant file] pairs. */
+function writeLoaders(v, entries, module) {
+  const loaders = [];
+  for (const [plain, profiled] of entries) {
+    const loader = plain.replace(/(\.[cm]?js)?$/, '.loader.js');
+    writeFileSync(loader, loaderText(v, rel(loader, plain), rel(loader, profiled), module));
+    loaders.push(loader);
+  }
+  return loaders;
+}
+
 // Rollup and Vite (and webpack's options through unplugin's factory signature).
 export const unpluginFactory = (options = {}) => {
   let o = resolveOptions(options);
+  const v = variantOptions(options.variant);
+  // (the plain build of a variant instruments nothing; its second build does)
+  const plain = () => v !== null && !inVariant();
+  let inputOptions = null;
+  let viteConfig = null;
   return {
     name: 'perfshim-instrument',
     enforce: 'post',
+    options(io) {
+      inputOptions = io;
+      return null;
+    },
+    async writeBundle(outputOptions, bundle) {
+      if (!plain()) return;
+      const out = outputOptions.dir || dirname(outputOptions.file);
+      const dir = join(out, v.dir);
+      const firstEntry = (output) =>
+        new Map(
+          output
+            .filter((c) => c.type === 'chunk' && c.isEntry)
+            .map((c) => [c.facadeModuleId, c.fileName]),
+        );
+      let entries;
+      if (viteConfig) {
+        const { build } = await import('vite');
+        const c = viteConfig;
+        // (Vite writes the resolved client environment back into inlineConfig: its outDir too)
+        const into = { outDir: dir, emptyOutDir: true };
+        const env = c.inlineConfig.environments;
+        const result = await asVariant(() =>
+          build({
+            ...c.inlineConfig,
+            ...(env && env.client
+              ? {
+                  environments: {
+                    ...env,
+                    client: { ...env.client, build: { ...env.client.build, ...into } },
+                  },
+                }
+              : {}),
+            configFile: c.configFile || false,
+            root: c.root,
+            mode: c.mode,
+            publicDir: false,
+            logLevel: 'warn',
+            build: { ...c.inlineConfig.build, ...into },
+          }),
+        );
+        entries = firstEntry([result].flat().flatMap((r) => r.output));
+      } else {
+        const { rollup } = await import('rollup');
+        const b = await asVariant(() => rollup(inputOptions));
+        const file = outputOptions.file && join(dir, relative(out, outputOptions.file));
+        const { output } = await asVariant(() =>
+          b.write({ ...outputOptions, ...(file ? { file } : { dir }) }),
+        );
+        await b.close();
+        entries = firstEntry(output);
+      }
+      const pairs = [];
+      for (const c of Object.values(bundle))
+        if (c.type === 'chunk' && c.isEntry && entries.has(c.facadeModuleId))
+          pairs.push([join(out, c.fileName), join(dir, entries.get(c.facadeModuleId))]);
+      const module = !['iife', 'umd', 'cjs', 'commonjs', 'system'].includes(outputOptions.format);
+      writeLoaders(v, pairs, module);
+      // A built index.html loads the loader instead of the entry.
+      for (const a of Object.values(bundle)) {
+        if (a.type !== 'asset' || !a.fileName.endsWith('.html')) continue;
+        const path = join(out, a.fileName);
+        let html = readFileSync(path, 'utf8');
+        for (const [entry] of pairs) {
+          const src = quoteRegExp(slash(relative(out, entry)));
+          html = html.replace(
+            new RegExp(`<script type="module"[^>]*src="([^"]*${src})"[^>]*></script>`),
+            (_, url) => `<script src="${url.replace(/(\.[cm]?js)?$/, '.loader.js')}"></script>`,
+          );
+        }
+        writeFileSync(path, html);
+      }
+    },
     resolveId(id) {
       return id === RUNTIME ? id : null;
     },
     transformInclude(id) {
-      return o.accepts(id.split('?')[0]);
+      return !plain() && o.accepts(id.split('?')[0]);
     },
     transform(code, id) {
       const path = id.split('?')[0];
@@ -175,6 +333,7 @@ export const unpluginFactory = (options = {}) => {
     },
     vite: {
       configResolved(config) {
+        viteConfig = config;
         if (options.url) return;
         const url = (path) => {
           const rel = slash(relative(config.root, path));
@@ -204,9 +363,38 @@ const COMPILE_TOO = ['target', 'supported', 'tsconfigRaw', 'define', 'platform']
 /** The esbuild plugin. */
 export function esbuildPlugin(options = {}) {
   const o = resolveOptions(options);
+  const v = variantOptions(options.variant);
   return {
     name: 'perfshim-instrument',
     async setup(build) {
+      const plain = v !== null && !inVariant();
+      if (plain) {
+        // The plain build, then the same build instrumented into `<out>/<dir>/`, then loaders.
+        const initial = build.initialOptions;
+        initial.metafile = true;
+        build.onEnd(async (result) => {
+          if (result.errors.length || initial.write === false) return;
+          const out = initial.outdir || dirname(initial.outfile);
+          const dir = join(out, v.dir);
+          const where = initial.outdir
+            ? { outdir: dir }
+            : { outfile: join(dir, relative(out, initial.outfile)) };
+          const r = await asVariant(() => build.esbuild.build({ ...initial, ...where }));
+          const entries = (m) =>
+            new Map(
+              Object.entries(m.outputs)
+                .filter(([, x]) => x.entryPoint)
+                .map(([file, x]) => [x.entryPoint, resolve(initial.absWorkingDir || '', file)]),
+            );
+          const a = entries(result.metafile);
+          const b = entries(r.metafile);
+          writeLoaders(
+            v,
+            [...a].filter(([e]) => b.has(e)).map(([e, file]) => [file, b.get(e)]),
+            initial.format === 'esm',
+          );
+        });
+      }
       // The wrapped plugins' onLoad callbacks, asked first, in their order.
       const loads = [];
       for (const p of options.plugins || [])
@@ -223,7 +411,7 @@ export function esbuildPlugin(options = {}) {
           if (result && result.contents != null) break;
           result = undefined;
         }
-        if ((args.namespace !== 'file' && !result) || !o.accepts(args.path)) return result;
+        if ((args.namespace !== 'file' && !result) || plain || !o.accepts(args.path)) return result;
         let code = result
           ? typeof result.contents === 'string'
             ? result.contents
