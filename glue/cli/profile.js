@@ -313,6 +313,24 @@ function v8Workarounds() {
   return major < 11 ? ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'] : [];
 }
 
+/** Why this command cannot run in this runtime, or null (Node). Bun and Deno report a Node
+ *  version and run this file, but the profiled process is this runtime too (process.execPath),
+ *  and the preload needs what only Node gives it: --import applied to every worker thread, a
+ *  Profiler whose trace can be read synchronously in 'exit' (Bun's and Deno's inspector sources
+ *  answer asynchronously) and an inspector session to stop a script that never yields. */
+export function runtimeShortfall(versions = process.versions) {
+  const name = versions.bun ? `Bun ${versions.bun}` : versions.deno ? `Deno ${versions.deno}` : '';
+  if (!name) return null;
+  return `perfshim profile: runs scripts under Node, and this is ${name}: its preload needs Node's --import in every worker thread, a profile it can read synchronously at exit and Node's inspector to stop a busy script.
+  Run the command with Node (the script then runs in Node):
+    node ./node_modules/perfshim/glue/cli/perfshim.js profile -- script.js
+  or profile in ${name.split(' ')[0]} from the script itself, with the Profiler and an exporter:
+    import { Profiler, toCpuProfile } from 'perfshim';
+    const profiler = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
+    // ... the work ...
+    const trace = await profiler.stop(); // then toCpuProfile(trace), toPprof (perfshim/pprof), ...`;
+}
+
 /** Run the command; resolves with the exit code. `io` (tests): { stderr, env, isTTY }. */
 export async function run(argv, io = {}) {
   const stderr = io.stderr || process.stderr;
@@ -328,6 +346,11 @@ export async function run(argv, io = {}) {
   if (o.help) {
     say(USAGE);
     return 0;
+  }
+  const why = runtimeShortfall();
+  if (why) {
+    say(why);
+    return 2;
   }
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 18 || (major === 18 && minor < 19) || (major === 20 && minor < 6)) {
