@@ -3,7 +3,8 @@
 // distinct stacks in an aggregate, bytes per upload against Sentry's profile_chunk JSON and
 // Datadog's deflated wall-time.json for the same trace, and symbolication throughput.
 //   node bench/field.mjs [--quick]
-import { deflateSync, gzipSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import { GenMapping, addMapping, toEncodedMap } from '@jridgewell/gen-mapping';
 import { createField } from '../glue/field/core.js';
 import { createCollector } from '../glue/field/collector.js';
 import { createSymbolicator } from '../glue/field/symbolicate.js';
+import { aggregateToPprof } from '../glue/field/pprof.js';
+import { instantiateCore } from '../glue/host/loader.js';
 
 const quick = process.argv.includes('--quick');
 let seed = 7;
@@ -61,15 +64,52 @@ const upload = field.encode(h, { labels, interval: 10 });
 field.free(h);
 const gz = gzipSync(upload);
 
-// 1. Uploads per second through the collector's ingest (gunzip, validate, merge) on one core.
+// 1. Uploads per second through the collector's ingest (gunzip, validate, merge) on one core,
+// where the time goes (gunzip, decode + validate, merge; the pprof encoding is per window, not
+// per upload), and the same with the field core before the merge looked frames up once per trace
+// (BEFORE, from git when the bench runs in a checkout).
 const N = quick ? 300 : 2000;
-const collector = createCollector({ windowSeconds: 3600 });
-for (let i = 0; i < 50; i++) collector.ingest(gz); // warm up
-let t = performance.now();
-for (let i = 0; i < N; i++) collector.ingest(gz);
-const ingestMs = (performance.now() - t) / N;
-await collector.close();
-
+function ingestRate(f) {
+  const collector = createCollector({ windowSeconds: 3600, field: f });
+  for (let i = 0; i < 50; i++) collector.ingest(gz); // warm up
+  const t0 = performance.now();
+  for (let i = 0; i < N; i++) collector.ingest(gz);
+  const ms = (performance.now() - t0) / N;
+  collector.close();
+  return ms;
+}
+const ingestMs = ingestRate(field);
+const parts = { gunzip: 0, decode: 0, merge: 0 };
+{
+  const a = field.aggregate(100000);
+  for (let i = 0; i < N; i++) {
+    const t0 = performance.now();
+    const bytes = gunzipSync(gz);
+    const t1 = performance.now();
+    const v = field.decode(bytes);
+    const t2 = performance.now();
+    field.add(a, v.trace, v.interval);
+    parts.gunzip += t1 - t0;
+    parts.decode += t2 - t1;
+    parts.merge += performance.now() - t2;
+    field.free(v.trace);
+  }
+  const read = field.read(a);
+  const t0 = performance.now();
+  aggregateToPprof(read, { labels });
+  parts.pprof = performance.now() - t0;
+  field.freeAggregate(a);
+}
+const BEFORE = '70591be';
+let beforeMs = null;
+try {
+  const old = execFileSync('git', ['show', `${BEFORE}:wasm/perfshim-field.wasm`], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  beforeMs = ingestRate(createField(instantiateCore(old)));
+} catch {
+  // not a git checkout: no comparison
+}
 // 2. Memory per 100,000 distinct stacks (the aggregate's own count of bytes held).
 const agg = field.aggregate(200000);
 let stacks = 0;
@@ -150,7 +190,7 @@ for (let r = 0; r < 12; r++) {
 const symbolicate = createSymbolicator(dir);
 symbolicate(trace); // maps parsed once
 const ROUNDS = quick ? 50 : 300;
-t = performance.now();
+const t = performance.now();
 for (let i = 0; i < ROUNDS; i++) symbolicate(trace);
 const symMs = performance.now() - t;
 
@@ -164,6 +204,14 @@ console.log('|---|---|');
 console.log(
   `| collector ingest (gunzip + validate + merge), one core | ${(1000 / ingestMs).toFixed(0)} uploads/s (${ingestMs.toFixed(2)} ms each) |`,
 );
+const each = (k) => `${k} ${(parts[k] / N).toFixed(2)} ms`;
+console.log(
+  `| where an upload's time goes | ${each('gunzip')}, ${each('decode')} (+ validate), ${each('merge')}; pprof of the aggregate ${parts.pprof.toFixed(1)} ms per window |`,
+);
+if (beforeMs)
+  console.log(
+    `| collector ingest with the field core of ${BEFORE} (frames looked up per stack) | ${(1000 / beforeMs).toFixed(0)} uploads/s (${beforeMs.toFixed(2)} ms each) |`,
+  );
 console.log(
   `| aggregate memory per 100,000 distinct stacks | ${(per100k / 1048576).toFixed(1)} MB (${(info.bytes / info.stacks).toFixed(0)} B/stack, ${info.frames} frames) |`,
 );

@@ -69,7 +69,8 @@ export async function pushToPyroscope(base, { app, labels, fromMs, untilMs, peri
  * `maxBytes` (65536, the body before decompression), `maxStacks` (100000 per aggregate),
  * `maxLabelSets` (1000 per window), `timeoutMs` (10000, a body's time to arrive), `path` (only
  * requests to it are handled; others go to next()), `symbolicate(trace)` (a function that
- * returns a trace with original positions, e.g. from createSymbolicator), `now()`.
+ * returns a trace with original positions, e.g. from createSymbolicator), `now()`, `field` (the
+ * field operations, core.js createField(): a test or bench hands in another build).
  */
 export function createCollector(options = {}) {
   const {
@@ -84,9 +85,9 @@ export function createCollector(options = {}) {
     path,
     symbolicate,
     now = Date.now,
+    field = createField(),
     onError = (e) => process.emitWarning(`perfshim collect: ${e.message}`),
   } = options;
-  const field = createField();
   const windowMs = windowSeconds * 1000;
   const aggregates = new Map(); // window start + label key -> {m, labels, path, start, period}
   const perWindow = new Map(); // window start -> label sets
