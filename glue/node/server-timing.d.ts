@@ -17,5 +17,13 @@ export interface ServerTimingOptions {
 }
 
 /** A (req, res, next) middleware writing the request's measures as a Server-Timing header. */
-export function serverTiming(options?: ServerTimingOptions):
-  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+export interface ServerTimingMiddleware {
+  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
+  /** Wraps a fetch-style handler (Bun.serve, Deno.serve, Hono, ...): the Response it resolves
+   *  with gets the header (a copy of it when its headers are immutable). */
+  fetch<A extends unknown[], R>(
+    handler: (request: Request, ...rest: A) => R | Promise<R>,
+  ): (request: Request, ...rest: A) => Promise<R>;
+}
+
+export function serverTiming(options?: ServerTimingOptions): ServerTimingMiddleware;

@@ -1,7 +1,11 @@
 // Server-Timing for node:http servers: `serverTiming(options)` is a `(req, res, next)` middleware
 // (node:http, Connect, Express, Fastify's middie) that collects the measures made while handling
 // each request and writes them, plus `total`, as a `Server-Timing` response header just before
-// the headers go out.
+// the headers go out. Its `.fetch(handler)` wraps a fetch-style handler ((Request, ...) =>
+// Response: Bun.serve, Deno.serve, Hono and the like) the same way: the header is added to the
+// Response the handler resolves with (a copy of it when its headers are immutable, as a
+// fetch() result's are), and the request's state ends there (a streaming body's later entries
+// are neither in the header nor cleared).
 //
 // Scoping: the rest of the request runs inside an AsyncLocalStorage store (listeners added to the
 // request too: its events come from the connection's context); a synchronous
@@ -171,15 +175,17 @@ export function serverTiming(options = {}) {
     req.made = null;
   }
 
-  return function serverTimingMiddleware(req, res, next) {
-    const state = {
-      start: performance.now(),
-      metrics: [],
-      made: [], // the entries the request made (clear: true)
-      over: false, // the response finished or its connection closed
-      handled: false, // the handler ended the response, or its promise settled
-      done: false,
-    };
+  const begin = () => ({
+    start: performance.now(),
+    metrics: [],
+    made: [], // the entries the request made (clear: true)
+    over: false, // the response finished or its connection closed
+    handled: false, // the handler ended the response, or its promise settled
+    done: false,
+  });
+
+  const middleware = function serverTimingMiddleware(req, res, next) {
+    const state = begin();
     const writeHead = res.writeHead;
     res.writeHead = function writeHeadWithServerTiming(...args) {
       res.writeHead = writeHead;
@@ -219,4 +225,38 @@ export function serverTiming(options = {}) {
       result.then(handled, handled);
     return result;
   };
+
+  /** A fetch-style handler: `handler`'s arguments and `this` passed on, its Response with the
+   *  header. */
+  middleware.fetch = function fetch(handler) {
+    if (typeof handler !== 'function')
+      throw new TypeError('serverTiming(...).fetch: the handler must be a function');
+    // (a named first parameter: Deno.serve passes no Request to a handler of length 0)
+    return async function serverTimingFetch(request, ...rest) {
+      const state = begin();
+      try {
+        const response = await als.run(state, () => handler.call(this, request, ...rest));
+        return withHeader(response, header(state));
+      } finally {
+        state.over = state.handled = true;
+        finish(state);
+      }
+    };
+  };
+  return middleware;
+}
+
+/** `response` with a Server-Timing header `value` appended (after any the handler set); a copy
+ *  when its headers cannot change. Anything but a Response is returned as it is. */
+function withHeader(response, value) {
+  if (!value || typeof Response !== 'function' || !(response instanceof Response)) return response;
+  try {
+    response.headers.append('Server-Timing', value);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    headers.append('Server-Timing', value);
+    const { status, statusText } = response;
+    return new Response(response.body, { status, statusText, headers });
+  }
 }
