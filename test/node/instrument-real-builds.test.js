@@ -1,6 +1,7 @@
 // Real builds (issue 23): a Preact app in JSX, compiled by Babel and then instrumented by
-// perfshim's plugin under Rollup 4, Vite, esbuild and webpack 5 (each app built once per
-// bundler): every frame is registered at its ORIGINAL position in the .jsx source (the earlier
+// perfshim's plugin under Rollup 4 and 3 (Preact instrumented too: Rollup 3 once failed on
+// instrumented libraries with "Undefined label __psx"), Vite, esbuild and webpack 5 (each app
+// built once per bundler): every frame is registered at its ORIGINAL position in the .jsx source (the earlier
 // transform's map chained in), and the bundle's own source map still leads there.
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -110,23 +111,34 @@ function checkMap(code, map) {
   assert.deepEqual({ line: back.line, column: back.column }, want);
 }
 
-test('Rollup 4 + @rollup/plugin-babel (JSX), then the plugin', async () => {
-  const { rollup } = await import('rollup');
-  const { babel: babelPlugin } = await import('@rollup/plugin-babel');
-  const { nodeResolve } = await import('@rollup/plugin-node-resolve');
-  const bundle = await rollup({
-    input: join(app, 'src/main.jsx'),
-    plugins: [
-      nodeResolve({ extensions: ['.js', '.jsx'] }),
-      babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
-      rollupPlugin({ url }),
-    ],
+for (const [name, pkg] of [
+  ['Rollup 4', 'rollup'],
+  ['Rollup 3', 'rollup3'],
+]) {
+  test(`${name} + @rollup/plugin-babel (JSX), then the plugin (Preact instrumented too)`, async () => {
+    const { rollup, VERSION } = await import(pkg);
+    assert.equal(VERSION.split('.')[0], name.slice(-1));
+    const { babel: babelPlugin } = await import('@rollup/plugin-babel');
+    const { nodeResolve } = await import('@rollup/plugin-node-resolve');
+    const bundle = await rollup({
+      input: join(app, 'src/main.jsx'),
+      plugins: [
+        nodeResolve({ extensions: ['.js', '.jsx'] }),
+        babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
+        rollupPlugin({ url, dependencies: ['preact'] }),
+      ],
+    });
+    const file = join(out, `${pkg}.mjs`);
+    const { output } = await bundle.write({ file, format: 'es', sourcemap: true });
+    const by = await framesOf(() => import(pathToFileURL(file).href));
+    checkFrames(by);
+    assert.ok(
+      Object.keys(by).some((r) => r.includes('node_modules/preact/')),
+      Object.keys(by).join(),
+    );
+    checkMap(output[0].code, output[0].map);
   });
-  const file = join(out, 'rollup.mjs');
-  const { output } = await bundle.write({ file, format: 'es', sourcemap: true });
-  checkFrames(await framesOf(() => import(pathToFileURL(file).href)));
-  checkMap(output[0].code, output[0].map);
-});
+}
 
 test('Vite + @rollup/plugin-babel (JSX), the plugin with its default url (the served URL)', async () => {
   const { build } = await import('vite');
