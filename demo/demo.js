@@ -3,6 +3,7 @@ import * as perfshim from '../dist/perfshim.mjs';
 import { setupProfilerPanel } from './profiler-panel.js';
 import { setupMemoryPanel } from './memory-panel.js';
 import { setupExportPanel } from './export-panel.js';
+import { setupFieldPanel } from './field-panel.js';
 
 const ponyfill = !globalThis.PERFSHIM.force;
 if (!ponyfill) perfshim.install({ force: true });
@@ -273,6 +274,7 @@ setupProfilerPanel({
   onTrace: (trace, info) => exportsPanel.setTrace(trace, info),
 });
 setupMemoryPanel({ perf, nativeMemory: DEMO_NATIVE.measureMemory });
+setupFieldPanel({ Profiler, workloads: workloads || (await import('./workloads.js')) });
 
 perf.mark('demo-ready', { detail: { mode: ponyfill ? 'ponyfill' : 'installed' } });
 globalThis.__demoReady = true;

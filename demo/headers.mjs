@@ -19,7 +19,7 @@ export function demoHeaders(path) {
 /** Generated routes: / redirects to /demo/; /demo/plain/ serves index.html with a <base> so
  *  its relative URLs resolve under /demo/; /demo/workloads.instrumented.js is workloads.js
  *  through perfshim's instrumentation transform. */
-export function demoRoutes() {
+export function demoRoutes({ fieldCollector } = {}) {
   const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8').replace(
     '<head>',
     '<head>\n<base href="/demo/">',
@@ -34,5 +34,10 @@ export function demoRoutes() {
     '/': { body: '<!doctype html><meta http-equiv="refresh" content="0; url=/demo/">' },
     '/demo/plain/': { body: page, headers: {} },
     '/demo/plain/index.html': { body: page, headers: {} },
+    // Where the Field panel sends its simulated visits (demo/field-server.mjs).
+    '/demo/field.json': {
+      body: JSON.stringify({ collector: fieldCollector || null }),
+      type: 'application/json',
+    },
   };
 }

@@ -256,6 +256,10 @@ export function createCollector(options = {}) {
     handler,
     ingest,
     flush,
+    /** The aggregates still held, read without being written or freed: [{labels, start, read}]
+     *  (read: core.js read()'s shape with `measures`). */
+    snapshot: () =>
+      [...aggregates.values()].map((a) => ({ labels: a.labels, start: a.start, read: a.m.read() })),
     /** Everything still held, written and pushed. */
     close: () => flush(Number.POSITIVE_INFINITY),
     stats,
