@@ -24,6 +24,12 @@ export interface InstrumentOptions {
   /** 'profiling' (default): the probes keep the stack only while a profiler runs; 'always':
    *  from this file's first run on. */
   stack?: 'profiling' | 'always';
+  /** true (default): the returned map is composed through `inputMap`; false: it is relative to
+   *  `code` (for a bundler that composes the chain itself); frames go through `inputMap` either way. */
+  composeMap?: boolean;
+  /** 'inline' (default): the header carries the probes' runtime; or a module specifier whose
+   *  `getProbes` a module's header imports (one runtime per bundle; scripts stay inline). */
+  probes?: string;
 }
 
 export interface InstrumentedFrame {
@@ -55,7 +61,37 @@ export interface PluginOptions {
    *  directory (webpack: its `context`), with forward slashes. */
   url?: (path: string) => string;
   stack?: 'profiling' | 'always';
+  /** 'import' (default): every instrumented module imports the probes' runtime, so a bundle
+   *  carries it once; 'inline': each module's header carries its own copy. */
+  probes?: 'import' | 'inline';
+  /** The profiling variant (Rollup, Vite, esbuild): the build stays plain, the same build is made
+   *  again instrumented into `<out>/<dir>/`, and a loader is written next to each entry
+   *  (`main.js` → `main.loader.js`) that picks one build per page view. */
+  variant?: boolean | VariantOptions;
 }
+
+export interface VariantOptions {
+  /** The share of page views that get the instrumented build, 0 to 1. Default: 0.01. */
+  sampleRate?: number;
+  /** The folder, inside the output, of the instrumented build. Default: 'profiling'. */
+  dir?: string;
+  /** The query parameter that opts a view in (`=1`, or present) or out (`=0`). Default:
+   *  'perfshim-profile'. */
+  param?: string;
+  /** The cookie that does the same when the query has no `param`. Default: 'perfshim-profile'. */
+  cookie?: string;
+  /** Scripts a sampled view loads, in order, before the app (e.g. '/perfshim.auto.js'). */
+  before?: string[];
+}
+
+/** The loader's text: a classic script that loads `plain` or `profiled` (URLs relative to the
+ *  loader's own; as module scripts when `module`) and sets `globalThis.perfshimProfiled`. */
+export function loaderText(
+  variant: VariantOptions,
+  plain: string,
+  profiled: string,
+  module: boolean,
+): string;
 
 export interface EsbuildPluginOptions extends PluginOptions {
   /** esbuild plugins that load (compile) modules, e.g. a Babel plugin: esbuild runs only the first

@@ -19,6 +19,11 @@
 //     serves the module at (base + path from root, `/@fs/...` outside it); elsewhere the path
 //     relative to the working directory (webpack: its context), with forward slashes]
 //   stack: 'profiling' | 'always' (see `instrument` in transform.js) ['profiling']
+//   probes: 'import' (every module imports the probes' runtime: one copy per bundle) | 'inline'
+//     (each module's header carries it, as the CLI's output does) ['import']
+//   variant: true or {sampleRate [0.01], dir ['profiling'], param ['perfshim-profile'],
+//     cookie ['perfshim-profile'], before [[]]}: the plain build plus an instrumented one and a
+//     loader per entry (below; Rollup, Vite, esbuild) [none]
 //   plugins (esbuild only): esbuild plugins whose onLoad output is instrumented [none]
 // Modules with a NUL in their id (Rollup's and Vite's virtual modules) are never instrumented.
 import { createUnplugin } from 'unplugin';
@@ -193,7 +198,8 @@ export function variantOptions(v) {
 /** The loader's text: a classic script that loads `plain` or `profiled` (URLs relative to the
  *  loader's own), as a module script when `module`. Sets `perfshimProfiled` on the global object
  *  (true in a sampled view) for the page's own code, a RUM SDK's for one. */
-export function loaderText(v, plain, profiled, module) {
+export function loaderText(variant, plain, profiled, module) {
+  const v = variantOptions(variant || true);
   const re = `(?:^|; )${quoteRegExp(v.cookie)}=([^;]*)`;
   return (
     `/* perfshim: the profiling variant for ${Math.round(v.sampleRate * 1e4) / 100} % of views, or ?${v.param}=1, or the cookie ${v.cookie}=1 */\n` +
@@ -457,6 +463,12 @@ const LOADER = fileURLToPath(new URL('./webpack-loader.js', import.meta.url));
 
 /** The webpack 5 plugin: a post loader for every module the options accept. */
 export function webpackPlugin(options = {}) {
+  if (options.variant)
+    throw new TypeError(
+      'perfshim-instrument: the webpack plugin does not build the profiling variant yet: ' +
+        'export two configurations (the plain one, and one with webpackPlugin() writing into ' +
+        "a 'profiling' folder) and write the loader with loaderText() (README)",
+    );
   return {
     apply(compiler) {
       const o = resolveOptions(options, compiler.options.context || process.cwd());
