@@ -20,7 +20,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import * as babel from '@babel/core';
 import jsx from '@babel/plugin-transform-react-jsx';
 import { minify } from 'terser';
 
