@@ -102,14 +102,14 @@ export async function rumRoutes(sdk, base, intake) {
   };
 }
 
-/** Open a setup's page, let the app run, then end the SDK's profile (`atLeastMs`: page time the
- *  profile must have lasted first). Resolves to the app's result ({spent, n}). */
-export async function runPage(page, url, { atLeastMs = 0 } = {}) {
+/** Open a setup's page, let the app run, then end the SDK's profile (`afterMs`: page time to
+ *  wait after the app's end first). Resolves to the app's result ({spent, n, at}). */
+export async function runPage(page, url, { afterMs = 0 } = {}) {
   await page.goto(url);
   const done = await page.waitFor(() => window.appDone, undefined, { timeout: 90000 });
-  if (atLeastMs)
-    await page.waitFor((ms) => performance.now() > ms, atLeastMs, {
-      timeout: 30000,
+  if (afterMs)
+    await page.waitFor((t) => performance.now() > t, done.at + afterMs, {
+      timeout: afterMs + 30000,
       interval: 200,
     });
   await page.evaluate(() => window.rum.stop());
@@ -135,9 +135,10 @@ export function workPosition(name) {
 
 /** Checks a profile given as frames [{name, url, line, column}] and samples (each a set of the
  *  names on its stack), against the app's measured times: heavy, light and burn at their
- *  positions in work.js (served from `base`), and heavy's share of the samples to light's
- *  within 1.5-2.5 for the work's 2 (taken against the time each really took: a busy machine
- *  stretches some calls). Returns a row for the suite's table. */
+ *  positions in work.js (served from `base`), the work's time covered by samples, and heavy's
+ *  share of the samples to light's within 1.5-2.5 for the work's 2 (taken against the time
+ *  each really took: a busy machine or a JIT's tiers stretch some calls). Returns a row for the
+ *  suite's table. */
 export function checkProfile({ frames, samples }, spent, base) {
   const url = `${base}/test/browser/fixtures/rum/work.js`;
   for (const name of ['heavy', 'light', 'burn']) {
@@ -152,6 +153,8 @@ export function checkProfile({ frames, samples }, spent, base) {
   const heavy = samples.filter((s) => s.has('heavy')).length;
   const light = samples.filter((s) => s.has('light')).length;
   assert.ok(light >= 20, `light in ${light} of ${samples.length} samples`);
+  // The profile covers the work: about one sample per 10 ms of it (both SDKs' interval).
+  const covered = ((heavy + light) * 10) / (spent.heavy + spent.light);
   const ratio = (2 * (heavy / light)) / (spent.heavy / spent.light);
   const row = {
     samples: samples.length,
@@ -159,7 +162,9 @@ export function checkProfile({ frames, samples }, spent, base) {
     light,
     measured: +(spent.heavy / spent.light).toFixed(2),
     ratio: +ratio.toFixed(2),
+    covered: +covered.toFixed(2),
   };
+  assert.ok(covered >= 0.7 && covered <= 1.3, `coverage ${JSON.stringify(row)}`);
   assert.ok(ratio >= 1.5 && ratio <= 2.5, `heavy:light ${JSON.stringify(row)}`);
   return row;
 }
