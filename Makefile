@@ -293,6 +293,8 @@ bench: deps wasm dist
 	$(NODE) bench/node-integrations.mjs
 	$(NODE) bench/instrument.mjs
 	$(NODE) bench/instrument-exits.mjs
+	$(NODE) bench/instrument-size.mjs
+	$(NODE) bench/instrument-preact.mjs
 	$(NODE) bench/first-use.mjs
 	$(NODE) bench/page-load.mjs
 	$(NODE) bench/field.mjs
