@@ -1,7 +1,7 @@
 // The bench's floor builds (bench/instrument.mjs), cut from an instrumented file's text: what the
 // transform emits for an ordinary function (glue/instrument/transform.js) matched literally.
 //   stack: the stack kept on every call, switch or not (the push and the pops), and no logging
-//          tests: what any always-on shadow stack costs (the design before stop 22).
+//          tests: what any always-on shadow stack costs.
 //   bare:  no probes at all: the transform's code shape alone (`__psv` at each return).
 // (The stack build reads the stack without running the header first in a top-level declaration
 // that an ES module cycle calls early; marked has no cycle.)

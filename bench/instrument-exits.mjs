@@ -1,6 +1,5 @@
-// Micro-bench of an instrumented function's entry and exit forms (docs/instrument.md, "Bodies
-// without try (stop 17)", "Inline push and pop (stop 19)", "The switch (stop 22)" and "No try
-// around bodies (stop 23)": the transform's bodies have no `try` since): ns per
+// Micro-bench of an instrumented function's entry and exit forms (docs/instrument.md, "What the
+// no-profiler cost is made of" and "Designs measured and not kept"): ns per
 // instrumented call of a loop calling `mid`, which calls `leaf` 4 times (5 instrumented calls
 // per iteration), with no profiler's logger. Variants, each its own module and probe object,
 // timed in interleaved rounds (every variant in every position in turn), medians with the
@@ -9,13 +8,11 @@
 //   inline       the transform's output, switch off (no profiler: the probes keep no stack)
 //   inline/on    the same with the switch on (the stack kept, as while a profiler runs, minus
 //                the logger's calls)
-//   always-on    the form before stop 22: the push and the pop on every call, switch or not
+//   always-on    the push and the pop on every call, switch or not
 //                (what the stack costs where no profiler runs)
 //   always-on/no log      the same without the two logging tests (what the tests' bytes cost)
-//   always-on/depth only  also without the frame id's store: the depth's load and stores and
-//                the try (what the stack's memory traffic costs)
-// (Earlier variants, the calls form of stop 17-18 and stop 19's short logging test, are in the
-// docs with their figures.)
+//   always-on/depth only  also without the frame id's store: the depth's load and stores (what
+//                the stack's memory traffic costs)
 //   node bench/instrument-exits.mjs [--engines=node,chromium,firefox,webkit] [--rounds=N]
 //     [--n=N]  N: iterations per timed loop (default 200,000 = 1e6 instrumented calls; Firefox's
 //              and WebKit's unisolated clocks step by 1 ms, so 2,000,000 gives 0.1 ns steps)

@@ -19,10 +19,10 @@
 // from a two-level bootstrap (resample the batches, then the rounds within each): the change a
 // run can resolve, which more rounds narrow.
 // Two more builds (unless --no-floor) show where the no-profiler cost comes from, cut from the
-// transform's own output (bench/floor-builds.mjs): "always-on stack" keeps the push, the pop and
-// the `try` on every call, switch or not, without the logging tests (what any shadow stack kept
-// while no profiler runs costs: the design before stop 22), and "no probes" keeps only the
-// transform's code shape (labels, the single exit, the header).
+// transform's own output (bench/floor-builds.mjs): "always-on stack" keeps the push and the pops
+// on every call, switch or not, without the logging tests (what any shadow stack kept while no
+// profiler runs costs), and "no probes" keeps only the transform's code shape (`__psv` at each
+// return, the header).
 //   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
 //     [--no-floor]
 //     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
@@ -199,7 +199,7 @@ const ROWS = [
   ['instrumented, profiling (log sampler, 1 ms)', 'log', 1.5],
   ['instrumented, profiling (shared-stack sampler, 1 ms)', 'shared', 1.5],
   [
-    'for reference: always-on stack (push, pop, `try` on every call; no logging tests)',
+    'for reference: always-on stack (push and pop on every call; no logging tests)',
     'stack',
     Infinity,
   ],

@@ -29,25 +29,25 @@
 // The price: a frame that was already running when the switch went on is not on the stack
 // (its callees are, and an async function is again from its next resume); one entered while on
 // pops at its exit even after the switch went off, so the stack stays balanced.
-// Protocol (what the transform emits per function; `__pss` is `S`, `__pso` the switch `C`, both
-// set by the file's header):
+// Protocol (what the transform emits per function, docs/instrument.md; the file's header binds
+// `S`, the switch `C` and `P` itself to names of its own):
 //   ordinary functions push and pop inline while the switch is on, and log inline while the
-//   cursor S[1] is set:
+//   cursor S[1] is set; no `try` around the body:
 //     let t = -1, v;
-//     if (C.o) { t = S[0]; S[t + B] = id; S[0] = t + 1;
+//     if (C.o) { t = S[0]; S[t + B] = id; S[0] = t + 1; t || P.z();
 //       if (S[1] && (S[S[1]++] = id, S[1] === B || !t || S[2] && F[id] | F[S[t + B - 1]])) l(t); }
-//     l: try { body } catch (e) { __ps.x(t); throw e; }
+//     body, each `return E` as `return v = (E), t < 0 ? v : P.r(v, t)`,
+//       each `catch`/`finally` clause opening with `if (t >= 0) P.k(t)` (a `finally` also pops
+//       at its end, and the frame is the top again after the `try` statement)
 //     if (t >= 0) { S[0] = t;
 //       if (S[1] && (S[S[1]++] = ~t, S[1] === B || !t || S[2] && F[id] | F[S[t + B - 1]])) l(t); }
-//     return v;
 //   async functions and generators call the probes, which do the same (`e` returns -1 while
-//   the switch is off):
-//     let t = __ps.e(id), v;
-//     l: try { body } catch (e) { __ps.x(t); throw e; }
-//     return __ps.r(v, t);
-// with every `return E` of the body as `{ v = E; break l; }` (generators:
-// `try { body } finally { __ps.x(t); }`). Inline, an ordinary function costs no probe call while
-// no profiler runs (SpiderMonkey inlined none of the calls: ~11 ns a call against ~6 inline).
+//   the switch is off): `let t = P.e(id);` … `return P.r((E), t)` … `P.x(t)` at the body's end.
+// An exception that leaves a function skips its pop: the frame's caller repairs the depth at
+// its next `catch`/`finally` (`k`), and the reset queued by the task's first push at depth 0
+// (`z`: a microtask, which runs with an empty JS stack) sets the depth back to 0. Inline, an
+// ordinary function costs no probe call while no profiler runs (SpiderMonkey inlined none of
+// the calls: ~11 ns a call against ~6 inline).
 // `e` pushes and returns the depth before the push; `x(t)` restores that depth (so an exception,
 // an early return or a frame an uninstrumented callback left behind cannot unbalance the stack;
 // a second exit to the same depth changes nothing) and returns -1; `r(v, t)` does the same and
@@ -67,7 +67,6 @@
 // across profiler sessions; and the cursor sits in the array the probes load anyway: a second load
 // (`P.on[0]`, as before) made every call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a
 // bound check 1.7 / 0.4 ns (ns per instrumented call, in-page micro-bench, no profiler running).
-// `onframes(first)` learns of frames registered later.
 export function createProbes() {
   // Shared memory from the start where it exists, so that the probes only ever see one kind of
   // array (a later swap would make them polymorphic, slower for the rest of the page's life).
@@ -119,7 +118,6 @@ export function createProbes() {
     /** The logger the inline pushes and pops call (the probes' `L`): l(depth before the change). */
     l: L,
     frames: [],
-    onframes: null,
     /** Sets the logger the cursor calls: the probes' `L`, and `l` itself, which the inline
      *  pushes and pops call directly (one call instead of two). */
     log(f) {
@@ -142,7 +140,6 @@ export function createProbes() {
         line += +n[i * w + w - 2];
         P.frames.push([names[i], urls[w > 2 ? +n[i * w] : 0], line, +n[i * w + w - 1]]);
       }
-      if (P.onframes) P.onframes(base);
       return base;
     },
     e(id) {
