@@ -12,8 +12,7 @@ import { statusError, failed } from '../host/errors.js';
 import { PS_OK, PS_E_PARSE } from '../host/abi.js';
 import { isNode, queueTask, runtime } from '../host/host.js';
 import { measureNode } from './measure-memory-node.js';
-import { measureBun } from './measure-memory-bun.js';
-import { measureDeno } from './measure-memory-deno.js';
+import { measureBunDeno } from './measure-memory-bun-deno.js';
 import { measureBrowser } from './measure-memory-browser.js';
 
 const OP = 'measureUserAgentSpecificMemory';
@@ -41,15 +40,10 @@ export function buildMeasurement(core, intermediate, seed = randomSeed()) {
   return JSON.parse(text);
 }
 
-/** The source for this host: Bun's, Deno's, Node's inspector-based source, or the browser's. */
+/** The source for this host: Bun's or Deno's (imported on first use), Node's inspector-based
+ *  source, or the browser's. */
 const hostSource =
-  runtime === 'bun'
-    ? measureBun
-    : runtime === 'deno'
-      ? measureDeno
-      : isNode
-        ? measureNode
-        : measureBrowser;
+  runtime === 'bun' || runtime === 'deno' ? measureBunDeno : isNode ? measureNode : measureBrowser;
 
 /**
  * Returns measureUserAgentSpecificMemory(). Options: `source(core)` returns (a promise of) an

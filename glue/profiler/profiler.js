@@ -17,10 +17,10 @@ import {
   toUnsignedLong,
 } from '../host/webidl.js';
 import { webidlShape } from '../timeline/entries.js';
-import { nativeNow, runtime } from '../host/host.js';
+import { nativeNow } from '../host/host.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
-import { asyncInspectorSource } from './profiler-inspector-async.js';
+import { asyncInspectorSource } from './profiler-bun-deno.js';
 import { chromiumSource, PERFSHIM_PROFILER } from './profiler-chromium.js';
 import { instrumentSource } from '../instrument/source.js';
 
@@ -29,7 +29,7 @@ import { instrumentSource } from '../instrument/source.js';
  *  answers come later), then the instrumentation source when this context's code was
  *  instrumented. */
 export function defaultSources() {
-  const inspector = runtime === 'bun' || runtime === 'deno' ? asyncInspectorSource : nodeSource;
+  const inspector = asyncInspectorSource || nodeSource;
   return [inspector, chromiumSource, instrumentSource].filter(Boolean);
 }
 

@@ -1,6 +1,8 @@
 // The bundles embed their cores as one character per byte in an ASCII file. The ESM and CommonJS
 // entries leave Measure Memory out: dist/perfshim-memory.mjs is import()ed on the first
-// measureUserAgentSpecificMemory() call. The classic script is one self-contained file.
+// measureUserAgentSpecificMemory() call; what only Bun and Deno need (their Profiler and Measure
+// Memory sources) is dist/perfshim-bun-deno.mjs, imported in those runtimes only. The classic
+// script is one self-contained file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -27,14 +29,37 @@ test('each bundle is ASCII past its banner and embeds its core as bytes, not bas
   }
 });
 
+/** The file an import() in `text` loads from beside it ("./perfshim-"+"memory.mjs": a sum, which
+ *  Rollup leaves alone, so that its IIFE builds do not fail: package-iife-builds). */
+const imports = (text) =>
+  [...text.matchAll(/import\(("[^"]*"(?:\+"[^"]*")*)\)/g)].map((m) =>
+    JSON.parse(`[${m[1].replaceAll('+', ',')}]`).join(''),
+  );
+
 test("Measure Memory is not in the eager bundles: they import('./perfshim-memory.mjs')", () => {
   // The Measure Memory core's one export name is plain ASCII in the embedded bytes.
   for (const f of BUNDLES) {
     const text = read(f);
-    assert.ok(text.includes('import("./perfshim-memory.mjs")'), `${f} loads the part on first use`);
+    assert.ok(imports(text).includes('./perfshim-memory.mjs'), `${f} loads the part on first use`);
     assert.ok(!text.includes('ps_memory_build'), `${f} holds the Measure Memory core`);
   }
   assert.ok(read('dist/perfshim-memory.mjs').includes('ps_memory_build'));
+  assert.ok(imports(read('dist/perfshim.browser.mjs')).includes('./perfshim-memory.browser.mjs'));
+});
+
+test("Bun's and Deno's sources are in dist/perfshim-bun-deno.mjs only, imported from beside", () => {
+  // Strings only those sources hold: the Bun/Deno sampler's Deno timers, Deno's memory call,
+  // Bun's realm scope.
+  const OWN = ['unrefTimer', 'Deno.memoryUsage', 'BunMainThread'];
+  for (const f of [...BUNDLES, 'dist/perfshim-memory.mjs']) {
+    const text = read(f);
+    assert.ok(imports(text).includes('./perfshim-bun-deno.mjs'), `${f} imports the part`);
+    for (const s of OWN) assert.ok(!text.includes(s), `${f} holds ${s}`);
+  }
+  const part = read('dist/perfshim-bun-deno.mjs');
+  for (const s of OWN) assert.ok(part.includes(s), `the part lacks ${s}`);
+  for (const f of ['dist/perfshim.browser.mjs', 'dist/perfshim-memory.browser.mjs'])
+    assert.ok(!imports(read(f)).includes('./perfshim-bun-deno.mjs'), `${f} imports the part`);
 });
 
 test('the classic script carries Measure Memory inside (it may be inlined or concatenated)', () => {
