@@ -6,6 +6,7 @@ import { createRealm } from './timeline/performance.js';
 import { install as installInto, FULL_FEATURES } from './timeline/install.js';
 import { createProfilerClass } from './profiler/profiler.js';
 import { markMeasure } from './host/host.js';
+import { domException } from './host/errors.js';
 
 /** measureUserAgentSpecificMemory, its code (glue/memory/measure-memory.js and its sources, and the
  *  Measure Memory core: 9 KB gzipped) loaded on the first call: the API is async, so the eager
@@ -16,7 +17,18 @@ function lazyMeasureMemory(core, options) {
   let made;
   return markMeasure(function measureUserAgentSpecificMemory() {
     if (!made)
-      made = import('./memory/measure-memory.js').then((m) => m.createMeasureMemory(core, options));
+      made = import('./memory/measure-memory.js').then(
+        (m) => m.createMeasureMemory(core, options),
+        (e) => {
+          made = null; // a later call tries again
+          throw domException(
+            'NotSupportedError',
+            "perfshim: Measure Memory's code could not be loaded: dist/perfshim-memory*.mjs " +
+              "must be served beside perfshim's script (a bundler that does not emit it, such " +
+              `as Rollup, needs it copied next to the bundle): ${e && e.message}`,
+          );
+        },
+      );
     return made.then((f) => f.call(this));
   });
 }
