@@ -19,8 +19,12 @@ import { ChunkedSampler } from './sampler.js';
 // Node 18 to 20.15 as an ES module has no synchronous way to load a builtin: there it is
 // fetched asynchronously at import (ready a few milliseconds later), the only case that pays
 // the cost up front.
+// (A real `require` has `resolve`; a bundler's stand-in in an ES module, such as esbuild's
+// __require, is a function that throws "Dynamic require" and has none.)
 const syncBuiltins =
-  isNode && (typeof process.getBuiltinModule === 'function' || typeof require === 'function');
+  isNode &&
+  (typeof process.getBuiltinModule === 'function' ||
+    (typeof require === 'function' && typeof require.resolve === 'function'));
 let inspectorModule;
 if (isNode && !syncBuiltins) {
   import('node:inspector').then(
