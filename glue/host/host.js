@@ -18,7 +18,12 @@ export const nativeHome = (() => {
     Object.prototype.hasOwnProperty.call(p, key) && typeof p[key] === 'function';
   return p !== null && p !== Object.prototype && (holds('now') || holds('mark')) ? p : perf;
 })();
-const nowFn = nativeHome ? perf.now : null;
+// (the prototype's own now() where it has one, as a faked own `now` may shadow it; Bun's own now)
+const nowFn = !nativeHome
+  ? null
+  : Object.prototype.hasOwnProperty.call(nativeHome, 'now')
+    ? nativeHome.now
+    : perf.now;
 const loadedAt = Date.now(); // the clock of a host without one: ms since this module loaded
 export let nativeNow = nativePerformance
   ? Function.prototype.call.bind(nowFn, perf)
