@@ -100,9 +100,14 @@ test(`${runtime}: concurrent profilers of different intervals each get their own
   const c = await coarse.stop();
   await work(10);
   const f = await fine.stop();
-  for (const t of [f, c]) {
+  for (const [t, which] of [
+    [f, 'fine'],
+    [c, 'coarse'],
+  ]) {
     assertTraceInvariants(t);
-    assert.ok(samplesIn(t, 'work').length > 0, 'the workload is in the trace');
+    // (the counts: Deno failed this once at a load of 17, not seen again in 8 loaded runs)
+    const counts = `${which}: ${samplesIn(t, 'work').length} of ${t.samples.length} samples`;
+    assert.ok(samplesIn(t, 'work').length > 0, `the workload is in the trace (${counts})`);
   }
   assert.ok(f.samples.length > c.samples.length, `${f.samples.length} > ${c.samples.length}`);
   assert.ok(f.samples[0].timestamp < c.samples[0].timestamp, 'the fine one started first');
