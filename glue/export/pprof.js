@@ -17,7 +17,7 @@
 import { gzipSync } from 'node:zlib';
 import * as pprof from 'pprof-format';
 import { toCpuProfile, performance } from '../index.js';
-import { marksAndMeasures } from './export-entries.js';
+import { marksAndMeasures, measureRuns } from './export-entries.js';
 
 /**
  * A ProfilerTrace as gzipped pprof bytes (Uint8Array). Options: `entries` (marks and measures,
@@ -33,15 +33,6 @@ export function toPprof(trace, options = {}) {
     throw fail('options.interval must be a non-negative number of ms');
   const list = marksAndMeasures(entries, fail);
   const marks = list.filter((e) => e.entryType === 'mark');
-  // Each measure as [start, end] (durations may be negative), by start.
-  const measures = list
-    .filter((e) => e.entryType === 'measure')
-    .map((e) => {
-      const a = e.startTime,
-        b = a + e.duration;
-      return { name: String(e.name), start: Math.min(a, b), end: Math.max(a, b) };
-    })
-    .sort((x, y) => x.start - y.start);
   const cp = toCpuProfile(trace); // checks the trace (TypeError naming what is wrong)
 
   const strings = new pprof.StringTable();
@@ -97,48 +88,29 @@ export function toPprof(trace, options = {}) {
   const spanUs = n > 1 ? times[n - 1] - times[0] : 0;
   const periodUs = interval !== undefined ? interval * 1000 : n > 1 ? spanUs / (n - 1) : 0;
 
-  // The measures around each sample: a set in start order, measures entering by start and
-  // leaving by end as the samples advance. Its names and their id (one per distinct list) are
-  // worked out again only after it changed, so a sample costs O(1) while the set holds still:
-  // O(samples + measures log measures + changes × overlap) in all, not samples × overlap.
+  // The measures around each sample (measureRuns: worked out again only where they change), one
+  // label list id per distinct list of names.
   const keyName = str('measure');
   const samples = new Map(); // node + label list id -> Sample
   const labelIds = new Map(); // names joined -> id
-  const byEnd = measures.slice().sort((x, y) => x.end - y.end);
-  const active = new Set();
-  let next = 0,
-    gone = 0,
-    names = [],
-    labelId = 0,
-    changed = true;
-  for (let i = 0; i < n; i++) {
-    const ms = times[i] / 1000;
-    while (next < measures.length && measures[next].start <= ms) {
-      active.add(measures[next++]);
-      changed = true;
+  const ms = times.map((us) => us / 1000);
+  for (const [first, end, names] of measureRuns(ms, list)) {
+    const joined = names.join('\u0000');
+    let labelId = labelIds.get(joined);
+    if (labelId === undefined) labelIds.set(joined, (labelId = labelIds.size));
+    for (let i = first; i < end; i++) {
+      const key = `${cp.samples[i]}\u0000${labelId}`;
+      const wallNs = Math.round((i + 1 < n ? times[i + 1] - times[i] : periodUs) * 1000);
+      let s = samples.get(key);
+      if (!s) {
+        const locationId = stackOf(cp.samples[i]); // (its strings before the labels')
+        const label = names.map((m) => new pprof.Label({ key: keyName, str: str(m) }));
+        s = new pprof.Sample({ locationId, value: [0, 0], label });
+        samples.set(key, s);
+      }
+      s.value[0] += 1;
+      s.value[1] += wallNs;
     }
-    while (gone < byEnd.length && byEnd[gone].end < ms) {
-      active.delete(byEnd[gone++]);
-      changed = true;
-    }
-    if (changed) {
-      names = Array.from(active, (m) => m.name);
-      const joined = names.join('\u0000');
-      labelId = labelIds.get(joined);
-      if (labelId === undefined) labelIds.set(joined, (labelId = labelIds.size));
-      changed = false;
-    }
-    const key = `${cp.samples[i]}\u0000${labelId}`;
-    const wallNs = Math.round((i + 1 < n ? times[i + 1] - times[i] : periodUs) * 1000);
-    let s = samples.get(key);
-    if (!s) {
-      const locationId = stackOf(cp.samples[i]); // (its strings before the labels')
-      const label = names.map((m) => new pprof.Label({ key: keyName, str: str(m) }));
-      s = new pprof.Sample({ locationId, value: [0, 0], label });
-      samples.set(key, s);
-    }
-    s.value[0] += 1;
-    s.value[1] += wallNs;
   }
 
   const originUs = Math.round(timeOrigin * 1000) + (n ? Math.round(times[0]) : 0);

@@ -5,47 +5,15 @@
 // (`go tool pprof -tagfocus measure=checkout`). One trie for all sets, so `maxStacks` still bounds
 // the whole aggregate; at most `maxSets` sets of names per aggregate (then the samples count at the
 // top, unlabelled, and `unlabelled` says how many), `MAX_NAMES` names per set.
+import { measureRuns as runsOf } from '../export/export-entries.js';
 const MAX_NAMES = 8;
 
-/** Runs of consecutive samples with the same measure names around them (a measure holds a
- *  sample whose time is within [start, end]): [[first, end, names]], names in start order. */
-export function measureRuns(times, entries = []) {
-  const n = times.length;
-  const measures = entries
-    .filter((e) => e.entryType === 'measure')
-    .map((e) => {
-      const a = e.startTime,
-        b = a + e.duration;
-      return { name: String(e.name), start: Math.min(a, b), end: Math.max(a, b) };
-    })
-    .sort((x, y) => x.start - y.start);
-  if (!measures.length) return n ? [[0, n, []]] : [];
-  const byEnd = measures.slice().sort((x, y) => x.end - y.end);
-  const active = new Set();
-  const runs = [];
-  let next = 0,
-    gone = 0,
-    key;
-  for (let i = 0; i < n; i++) {
-    let changed = i === 0;
-    while (next < measures.length && measures[next].start <= times[i]) {
-      active.add(measures[next++]);
-      changed = true;
-    }
-    while (gone < byEnd.length && byEnd[gone].end < times[i]) {
-      active.delete(byEnd[gone++]);
-      changed = true;
-    }
-    if (!changed) continue;
-    const names = [...new Set(Array.from(active, (m) => m.name))].slice(0, MAX_NAMES);
-    const k = names.join('\u0000');
-    if (k === key) continue;
-    key = k;
-    if (runs.length) runs[runs.length - 1][1] = i;
-    runs.push([i, n, names]);
-  }
-  return runs;
-}
+/** Runs of consecutive samples with the same measure names around them: [[first, end, names]],
+ *  names in start order, each name once, at most MAX_NAMES. */
+export const measureRuns = (times, entries = []) =>
+  runsOf(times, entries, (active) =>
+    [...new Set(Array.from(active, (m) => m.name))].slice(0, MAX_NAMES),
+  );
 
 /** A new aggregate in field core `field` ({add(trace, interval, entries), read(), free()});
  *  read() is field.read()'s shape plus `measures`: Map of root stack id -> measure names. */
