@@ -2,7 +2,7 @@
 // JSON and .cpuprofile files merged in the field core into one pprof per group of labels (the
 // uploads' measures as `measure` labels on the samples inside them).
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { commandArgs } from './command-args.js';
 import { createField } from '../field/core.js';
 import { loadTrace } from '../field/inputs.js';
 import { createMeasuredAggregate } from '../field/measured.js';
@@ -47,31 +47,19 @@ export function aggregateFiles(files, { by = [], maxStacks = 100000, field = cre
 }
 
 export async function run(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        out: { type: 'string', short: 'o' },
-        by: { type: 'string', default: '' },
-        'max-stacks': { type: 'string', default: '100000' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    process.stderr.write(`perfshim aggregate: ${e.message}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = commandArgs(
+    'aggregate',
+    USAGE,
+    argv,
+    {
+      out: { type: 'string', short: 'o' },
+      by: { type: 'string', default: '' },
+      'max-stacks': { type: 'string', default: '100000' },
+    },
+    (p, v) => (!p.length || !v.out) && 'give FILES and -o',
+  );
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (!positionals.length || !values.out) {
-    process.stderr.write(`perfshim aggregate: give FILES and -o\n\n${USAGE}\n`);
-    return 2;
-  }
   const by = values.by.split(',').filter(Boolean);
   let groups;
   try {

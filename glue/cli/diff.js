@@ -1,6 +1,6 @@
 // `perfshim diff BASE HEAD`: the functions whose share of the time changed most between two
 // profiles (pprof files, or anything `perfshim aggregate` reads), by self time and by total time.
-import { parseArgs } from 'node:util';
+import { commandArgs } from './command-args.js';
 import { readBytes, isPprof } from '../field/inputs.js';
 import { aggregateProfile, functionTimes } from '../field/pprof.js';
 import { aggregateFiles } from './aggregate.js';
@@ -39,26 +39,15 @@ const pct = (v) => `${(v * 100).toFixed(1)}%`;
 const signed = (v) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}`;
 
 export async function run(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { top: { type: 'string', default: '10' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    process.stderr.write(`perfshim diff: ${e.message}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = commandArgs(
+    'diff',
+    USAGE,
+    argv,
+    { top: { type: 'string', default: '10' } },
+    (p) => p.length !== 2 && 'give BASE and HEAD',
+  );
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 2) {
-    process.stderr.write(`perfshim diff: give BASE and HEAD\n\n${USAGE}\n`);
-    return 2;
-  }
   let rows;
   try {
     rows = diffProfiles(times(positionals[0]), times(positionals[1]));

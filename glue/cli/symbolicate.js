@@ -2,7 +2,7 @@
 // or field upload) with its minified frames mapped back through the source maps in DIR
 // (glue/field/symbolicate.js), written as ProfilerTrace JSON.
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { commandArgs } from './command-args.js';
 import { createField } from '../field/core.js';
 import { loadTrace } from '../field/inputs.js';
 import { createSymbolicator } from '../field/symbolicate.js';
@@ -14,30 +14,18 @@ upload) to original names, files, lines and columns with the source maps in DIR 
 the script's file name), and writes the ProfilerTrace JSON to OUT (default: stdout).`;
 
 export async function run(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        maps: { type: 'string' },
-        out: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    process.stderr.write(`perfshim symbolicate: ${e.message}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = commandArgs(
+    'symbolicate',
+    USAGE,
+    argv,
+    {
+      maps: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+    },
+    (p, v) => (p.length !== 1 || !v.maps) && 'give one TRACE and --maps',
+  );
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1 || !values.maps) {
-    process.stderr.write(`perfshim symbolicate: give one TRACE and --maps\n\n${USAGE}\n`);
-    return 2;
-  }
   const field = createField();
   try {
     const v = loadTrace(field, positionals[0]);
