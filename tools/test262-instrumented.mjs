@@ -35,6 +35,10 @@ process.on('unhandledRejection', () => {});
 const TIMEOUT = 5000;
 
 function walk(dir, out) {
+  if (!statSync(dir).isDirectory()) {
+    out.push(dir); // a test named on its own
+    return out;
+  }
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p, out);
