@@ -183,13 +183,19 @@ $(DENO):
 #   sit two prototypes up, its timeOrigin getter has no brand check, and it has no global
 #   PerformanceObserver/PerformanceEntry/PerformanceMark, so its own entry types are not merged.
 # - profiler-instrument-source: no process.getBuiltinModule, so no Worker for the sampler in an ES
-#   module; instrument-esbuild-plugin and package-exports-tarball: unplugin 3 (perfshim/instrument)
-#   needs import.meta.dirname (Node >= 20.11).
+#   module; instrument-esbuild-plugin, instrument-plugin-options, instrument-probes-runtime-once,
+#   instrument-real-builds, instrument-variant-builds, profiler-instrument-after-gc and
+#   package-exports-tarball: unplugin 3 (perfshim/instrument) needs import.meta.dirname
+#   (Node >= 20.11).
+# - package-auto-kept-in-bundles, package-iife-builds: Vite 8 needs Node >= 20.19.
 # - export-trace-events-devtools: the reader, @paulirish/trace_engine, needs URL.parse (Node 22).
 # The preload waits for node:inspector (an ES module loads it asynchronously before Node 20.16).
 NODE18_SKIP := install-auto install-brand-check install-carry-over install-native-entries \
   install-perf-hooks-observer observer-observe profiler-instrument-source \
-  instrument-esbuild-plugin package-exports-tarball export-trace-events-devtools
+  instrument-esbuild-plugin instrument-plugin-options instrument-probes-runtime-once \
+  instrument-real-builds instrument-variant-builds profiler-instrument-after-gc \
+  package-exports-tarball package-auto-kept-in-bundles package-iife-builds \
+  export-trace-events-devtools
 test-node18: deps wasm $(NODE18)
 	$(NODE18) --import ./test/node/node18-inspector-ready.mjs --test \
 	  $(filter-out $(NODE18_SKIP:%=test/node/%.test.js),$(sort $(wildcard test/node/*.test.js)))
