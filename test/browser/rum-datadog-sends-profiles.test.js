@@ -6,7 +6,14 @@
 // loaded. Its `proxy` option points at a local intake.
 import { test, before, after } from 'node:test';
 import { serve, launchEngine, forEachEngine } from './harness.js';
-import { arrival, checkProfile, rumRoutes, runPage, startIntake } from './rum-sdk.js';
+import {
+  arrival,
+  checkProfile,
+  withShareRetries,
+  rumRoutes,
+  runPage,
+  startIntake,
+} from './rum-sdk.js';
 
 let srv, intake;
 before(async () => {
@@ -67,26 +74,28 @@ forEachEngine((engine) => {
   for (const setup of ['bundled', 'head']) {
     const tag = `${engine}-${setup}`;
     test(`${setup === 'bundled' ? 'SDK bundled before the app' : 'SDK in <head>, app later'}: a profile with the app's frames and shares`, async (t) => {
-      const page = await browser.newPage();
-      try {
-        intake.requests.length = 0; // (one page at a time: what arrives is this page's)
-        // The SDK drops a profile shorter than 5 s without a long task (Firefox and WebKit have
-        // no longtask entries): the page waits that long after the app's end (its profiler,
-        // which has the app's frames, started before it; bundled, its start waited for the
-        // app's first tasks: ~4.6 s of samples by 6 s of page time in Firefox).
-        const { spent } = await runPage(page, `${srv.url}/rum-datadog/${setup}.html`, {
-          afterMs: 5500,
-        });
-        const got = await arrival(async () => {
-          const p = await profiles(setup);
-          return p.length && p;
-        });
-        if (!got) throw new Error(`${tag}: no profile arrived`);
-        const row = checkProfile(asProfile(got.at(-1)), spent, srv.url);
-        t.diagnostic(`datadog ${tag}: ${JSON.stringify(row)}`);
-      } finally {
-        await page.close();
-      }
+      await withShareRetries(async () => {
+        const page = await browser.newPage();
+        try {
+          intake.requests.length = 0; // (one page at a time: what arrives is this page's)
+          // The SDK drops a profile shorter than 5 s without a long task (Firefox and WebKit have
+          // no longtask entries): the page waits that long after the app's end (its profiler,
+          // which has the app's frames, started before it; bundled, its start waited for the
+          // app's first tasks: ~4.6 s of samples by 6 s of page time in Firefox).
+          const { spent } = await runPage(page, `${srv.url}/rum-datadog/${setup}.html`, {
+            afterMs: 5500,
+          });
+          const got = await arrival(async () => {
+            const p = await profiles(setup);
+            return p.length && p;
+          });
+          if (!got) throw new Error(`${tag}: no profile arrived`);
+          const row = checkProfile(asProfile(got.at(-1)), spent, srv.url);
+          t.diagnostic(`datadog ${tag}: ${JSON.stringify(row)}`);
+        } finally {
+          await page.close();
+        }
+      });
     });
   }
 });

@@ -6,7 +6,14 @@
 // intake.
 import { test, before, after } from 'node:test';
 import { serve, launchEngine, forEachEngine } from './harness.js';
-import { arrival, checkProfile, rumRoutes, runPage, startIntake } from './rum-sdk.js';
+import {
+  arrival,
+  checkProfile,
+  withShareRetries,
+  rumRoutes,
+  runPage,
+  startIntake,
+} from './rum-sdk.js';
 
 let srv, intake;
 before(async () => {
@@ -59,17 +66,19 @@ forEachEngine((engine) => {
   for (const setup of ['bundled', 'head']) {
     const tag = `${engine}-${setup}`;
     test(`${setup === 'bundled' ? 'SDK bundled before the app' : 'SDK in <head>, app later'}: a profile_chunk with the app's frames and shares`, async (t) => {
-      const page = await browser.newPage();
-      try {
-        intake.requests.length = 0; // (one page at a time: what arrives is this page's)
-        const { spent } = await runPage(page, `${srv.url}/rum-sentry/${setup}.html`);
-        const got = await arrival(() => chunks(setup).length && chunks(setup));
-        if (!got) throw new Error(`${tag}: no profile_chunk arrived`);
-        const row = checkProfile(asProfile(got.at(-1)), spent, srv.url);
-        t.diagnostic(`sentry ${tag}: ${JSON.stringify(row)}`);
-      } finally {
-        await page.close();
-      }
+      await withShareRetries(async () => {
+        const page = await browser.newPage();
+        try {
+          intake.requests.length = 0; // (one page at a time: what arrives is this page's)
+          const { spent } = await runPage(page, `${srv.url}/rum-sentry/${setup}.html`);
+          const got = await arrival(() => chunks(setup).length && chunks(setup));
+          if (!got) throw new Error(`${tag}: no profile_chunk arrived`);
+          const row = checkProfile(asProfile(got.at(-1)), spent, srv.url);
+          t.diagnostic(`sentry ${tag}: ${JSON.stringify(row)}`);
+        } finally {
+          await page.close();
+        }
+      });
     });
   }
 });
