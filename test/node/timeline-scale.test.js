@@ -39,10 +39,12 @@ test('200,000 distinct names: each one is found', () => {
   performance.clearMeasures();
 });
 
-test('clearMarks(name) on a big buffer removes exactly that name, costing less than making the marks', () => {
+test('clearMarks(name) on a big buffer removes exactly that name, costing no more than a few times making the marks', () => {
   // This process's CPU time, not the clock: a shared machine stretches wall time, not the work
   // done. Clearing is O(entries removed) (src/timeline.c), about a tenth of making the marks; a
-  // clear that walked the buffer for each removed entry would cost thousands of times more.
+  // clear that walked the buffer for each removed entry would cost thousands of times more. The
+  // bound is 10x, not 1x: the process's CPU counts every thread, and a concurrent collection of
+  // the 200,000 marks can land in the clear (Deno in CI: 20 ms against 20 ms making them).
   const cpu = (t0) => {
     const { user, system } = process.cpuUsage(t0);
     return user + system;
@@ -55,7 +57,7 @@ test('clearMarks(name) on a big buffer removes exactly that name, costing less t
   performance.clearMarks('drop');
   const clearing = cpu(t1);
   assert.ok(
-    clearing < making,
+    clearing < 10 * making,
     `clearMarks(name) took ${clearing} µs of CPU, making the marks ${making} µs`,
   );
   assert.equal(performance.getEntriesByName('drop').length, 0);
