@@ -4,7 +4,7 @@
 import { lazyCore, loadCore } from './host/loader.js';
 import { createRealm } from './timeline/performance.js';
 import { install as installInto, FULL_FEATURES } from './timeline/install.js';
-import { createProfilerClass } from './profiler/profiler.js';
+import { getProfiler } from './profiler/profiler.js';
 import { markMeasure } from './host/host.js';
 import { domException } from './host/errors.js';
 
@@ -41,7 +41,7 @@ const realm =
 // then live in a full core of their own (the timeline-only core has no trace functions).
 if (!realm.Profiler) {
   realm.traceCore = realm.methods.measureUserAgentSpecificMemory ? realm.core : lazyCore(loadCore);
-  realm.Profiler = createProfilerClass(realm.traceCore);
+  realm.Profiler = getProfiler(realm.traceCore);
   realm.features = FULL_FEATURES; // install() adds the Profiler and Measure Memory
 }
 

@@ -75,6 +75,35 @@ export const native = Object.fromEntries([
   ...INTERFACES.split(' ').map((n) => [n, own(g, n)]),
 ]);
 
+/** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
+export function timelineShortfalls() {
+  // Node's perf_hooks is known not to conform: no need to probe it (the probe loads internals).
+  if (isNode)
+    return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
+  const why = [];
+  // (The host's methods and interfaces are null where it has none, or no performance at all.)
+  if (!native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
+  let markOptions = false;
+  try {
+    const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
+    markOptions = !!m.detail && m.detail.a === 1 && m.startTime === 1;
+  } catch {
+    // no constructor (null), or one that rejects the options
+  }
+  if (!native.PerformanceMark) why.push('no PerformanceMark constructor');
+  else if (!markOptions) why.push('no User Timing 3 mark options');
+  if (!Array.isArray(native.PerformanceObserver?.supportedEntryTypes))
+    why.push('no PerformanceObserver.supportedEntryTypes');
+  return why;
+}
+
+/** Marks perfshim's Profiler classes (every copy's), so that none is taken for the host's. */
+export const PERFSHIM_PROFILER = Symbol.for('perfshim.Profiler');
+/** The host's own Profiler (Chromium's), captured before perfshim installs its own over the
+ *  global; null where there is none. */
+export const NativeProfiler =
+  typeof g.Profiler === 'function' && !g.Profiler[PERFSHIM_PROFILER] ? g.Profiler : null;
+
 /** perfshim's measureUserAgentSpecificMemory functions are marked, and carry the host's function
  *  they replace, so that a copy of perfshim loaded after install (the Measure Memory bundle,
  *  loaded on first use) still finds the host's own. */
@@ -120,8 +149,14 @@ export const runtime = g.process?.versions?.bun
       ? 'node'
       : '';
 
-/** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers. */
-export const queueTask = (() => {
+/** Run `fn` in a new task: setImmediate in Node, a MessageChannel message in browsers (its
+ *  channel made on the first call: loading perfshim makes none). */
+let post = null;
+export function queueTask(fn) {
+  if (!post) post = taskPoster();
+  post(fn);
+}
+function taskPoster() {
   if (typeof g.setImmediate === 'function') return (fn) => g.setImmediate(fn);
   if (typeof g.MessageChannel === 'function') {
     const ch = new g.MessageChannel();
@@ -133,7 +168,7 @@ export const queueTask = (() => {
     };
   }
   return (fn) => setTimeout(fn, 0);
-})();
+}
 
 /** Report an exception from a callback without stopping the caller (HTML "report the exception"). */
 export function reportException(e) {

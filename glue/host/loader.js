@@ -1,14 +1,17 @@
 // The loader: compiles the embedded core synchronously (no fetch, no await) and wraps its
 // exports with the io layer (glue/host/io.js) every glue module uses. One cached instantiation;
 // `createCore(bytes)` lets a test hand in another build. The wasm/*.wasm.js modules embed each
-// core as a string of one character per byte (tools/embed-wasm.mjs).
+// core as a string of one character per byte (tools/embed-wasm.mjs); the classic scripts embed
+// it as base64 (tools/build-dist.mjs: a page's parser scans that faster).
 import { wasmBytes } from '../../wasm/perfshim.wasm.js';
 import { createIo, withTransfers } from './io.js';
 
-/** The bytes of an embedded module (tools/embed-wasm.mjs's `wasmBytes`). */
+/** The bytes of an embedded module (`wasmBytes`: one character per byte, from \0asm on, or the
+ *  same in base64). */
 export function embeddedBytes(text) {
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  const s = text.charCodeAt(0) === 0 ? text : atob(text);
+  const bytes = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
   return bytes;
 }
 

@@ -53,3 +53,29 @@ export const isObject = (v) => v !== null && (typeof v === 'object' || typeof v 
 export function defineValue(obj, key, value, enumerable) {
   Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
 }
+
+// The prototypes of the interfaces whose instances are platform objects (notSerializable).
+const PLATFORM = new WeakSet();
+
+/** The instances of interface `Ctor` (and of its subclasses) are platform objects, which
+ *  StructuredSerialize refuses (none of perfshim's interfaces is [Serializable]). */
+export const notSerializable = (Ctor) => PLATFORM.add(Ctor.prototype);
+
+/** Whether `proto` is the prototype of an interface notSerializable() named. */
+export const isPlatformPrototype = (proto) => PLATFORM.has(proto);
+
+/** WebIDL shape: members enumerable, a toStringTag per interface, and the interface's name
+ *  (a bundle that minifies identifiers renames the class); its instances are platform objects,
+ *  which a detail cannot hold (none of these interfaces is [Serializable]). */
+export function webidlShape(Ctor, tag) {
+  notSerializable(Ctor);
+  Object.defineProperty(Ctor, 'name', { value: tag });
+  const proto = Ctor.prototype;
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === 'constructor') continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    d.enumerable = true;
+    Object.defineProperty(proto, key, d);
+  }
+  Object.defineProperty(proto, Symbol.toStringTag, { value: tag, configurable: true });
+}

@@ -9,13 +9,8 @@
 // starts before the old one stops (no gap; the overlap is dropped by timestamp) and the old trace
 // is folded into ours; once maxBufferSize samples are in, the session stops and fires the event.
 import { ChunkedSampler } from './sampler.js';
-
-export const PERFSHIM_PROFILER = Symbol.for('perfshim.Profiler');
-
-// Captured before perfshim/auto installs its own Profiler over the global.
-const candidate = globalThis.Profiler;
-export const NativeProfiler =
-  typeof candidate === 'function' && !candidate[PERFSHIM_PROFILER] ? candidate : null;
+// (captured by host.js before perfshim installs its own Profiler over the global)
+import { NativeProfiler } from '../host/host.js';
 
 class NativeSampler extends ChunkedSampler {
   startChunk() {

@@ -7,7 +7,7 @@
 // perfshim's transform, in any window or worker at once); where none can profile (outside a
 // window or worker: Node without its inspector and no instrumented code), the constructor throws
 // NotAllowedError, as the spec's policy check does, and says what would make it work.
-import { loadCore } from '../host/loader.js';
+import { lazyCore, loadCore } from '../host/loader.js';
 import { domException, failed, failedConstruct } from '../host/errors.js';
 import {
   dictionarySource,
@@ -15,13 +15,13 @@ import {
   requireArgs,
   toDouble,
   toUnsignedLong,
+  webidlShape,
 } from '../host/webidl.js';
-import { webidlShape } from '../timeline/entries.js';
-import { nativeNow } from '../host/host.js';
+import { nativeNow, PERFSHIM_PROFILER } from '../host/host.js';
 import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
 import { asyncInspectorSource } from './profiler-bun-deno.js';
-import { chromiumSource, PERFSHIM_PROFILER } from './profiler-chromium.js';
+import { chromiumSource } from './profiler-chromium.js';
 import { instrumentSource } from '../instrument/source.js';
 
 /** The sample sources of this runtime, best first: the native Profiler where it is allowed, the
@@ -203,8 +203,11 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
 }
 
 let cached;
-/** The Profiler class of this realm (shared core, default source). */
-export function getProfiler() {
-  if (!cached) cached = createProfilerClass();
+/** The Profiler class of this copy of perfshim (default source), over `core` (default: the
+ *  realm's shared core, instantiated on first use). The first call makes it and every later one
+ *  returns it: index.js takes it for the realm, after the classic script's install may have made
+ *  it before the rest of the entry was loaded (glue/classic.js). */
+export function getProfiler(core = lazyCore(loadCore)) {
+  if (!cached) cached = createProfilerClass(core);
   return cached;
 }

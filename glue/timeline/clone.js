@@ -11,6 +11,7 @@
 // a DataCloneError); a platform object that only an own getter returns is not found, nor one
 // made by Object.create(SomeInterface.prototype) told from a real one (both rare).
 import { domException } from '../host/errors.js';
+import { isPlatformPrototype } from '../host/webidl.js';
 
 const OBJECT_PROTO = Object.prototype;
 const ARRAY_PROTO = Array.prototype;
@@ -18,13 +19,6 @@ const hostClone = globalThis.structuredClone;
 const hasOwn = Object.hasOwn || ((o, k) => Object.prototype.hasOwnProperty.call(o, k));
 const NOT_PLAIN = Symbol('not plain');
 const MAX_NODES = 256;
-
-// The prototypes of the interfaces whose instances are platform objects (notSerializable).
-const PLATFORM = new WeakSet();
-
-/** The instances of interface `Ctor` (and of its subclasses) are platform objects, which
- *  StructuredSerialize refuses (none of these interfaces is [Serializable]). */
-export const notSerializable = (Ctor) => PLATFORM.add(Ctor.prototype);
 
 /** The DataCloneError for a platform object in `v` where the host's serializer would meet it
  *  (own enumerable data properties, Map and Set members), before the host copies `v`. Each
@@ -34,7 +28,7 @@ function refusePlatform(v, context) {
   const add = (x) => x !== null && typeof x === 'object' && seen.add(x);
   for (const o of seen) {
     for (let p = o; (p = Object.getPrototypeOf(p)); )
-      if (PLATFORM.has(p))
+      if (isPlatformPrototype(p))
         throw domException(
           'DataCloneError',
           `${context}: ${o[Symbol.toStringTag]} object could not be cloned.`,

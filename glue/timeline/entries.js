@@ -8,8 +8,15 @@
 // PerformanceEntry accessors forward them to the host's own accessors, and `instanceof
 // PerformanceEntry` accepts them, so a mixed timeline reads the same way everywhere.
 import { failed, failedConstruct, domException, nameInMessage } from '../host/errors.js';
-import { requireArgs, toDOMString, toDouble, dictionarySource } from '../host/webidl.js';
-import { cloneDetail, notSerializable } from './clone.js';
+import {
+  requireArgs,
+  toDOMString,
+  toDouble,
+  dictionarySource,
+  notSerializable,
+  webidlShape,
+} from '../host/webidl.js';
+import { cloneDetail } from './clone.js';
 import {
   native,
   nativeNow,
@@ -271,21 +278,6 @@ export class PerformanceMeasure extends PerformanceEntry {
   }
 }
 
-/** WebIDL shape: members enumerable, a toStringTag per interface, and the interface's name
- *  (a bundle that minifies identifiers renames the class); its instances are platform objects,
- *  which a detail cannot hold (none of these interfaces is [Serializable]). */
-export function webidlShape(Ctor, tag) {
-  notSerializable(Ctor);
-  Object.defineProperty(Ctor, 'name', { value: tag });
-  const proto = Ctor.prototype;
-  for (const key of Object.getOwnPropertyNames(proto)) {
-    if (key === 'constructor') continue;
-    const d = Object.getOwnPropertyDescriptor(proto, key);
-    d.enumerable = true;
-    Object.defineProperty(proto, key, d);
-  }
-  Object.defineProperty(proto, Symbol.toStringTag, { value: tag, configurable: true });
-}
 webidlShape(PerformanceEntry, 'PerformanceEntry');
 webidlShape(PerformanceMark, 'PerformanceMark');
 webidlShape(PerformanceMeasure, 'PerformanceMeasure');

@@ -4,7 +4,7 @@
 // it buffered before install are carried over. By default only what is missing or
 // non-conforming is installed; `force` (or globalThis.PERFSHIM = { force: true } before the
 // import, or data-force on the classic script tag) installs over a conforming host too.
-import { native, nativePerformance, nativeHome, isNode } from '../host/host.js';
+import { native, nativePerformance, nativeHome, timelineShortfalls } from '../host/host.js';
 import { defineValue } from '../host/webidl.js';
 import { hostQuery } from './timeline.js';
 
@@ -13,28 +13,6 @@ const INSTALLED = Symbol.for('perfshim.installed');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
 const GLOBALS =
   'PerformanceEntry PerformanceMark PerformanceMeasure PerformanceObserver PerformanceObserverEntryList';
-
-/** Why the host's User Timing / Performance Timeline should be replaced ([] = it conforms). */
-function timelineShortfalls() {
-  // Node's perf_hooks is known not to conform: no need to probe it (the probe loads internals).
-  if (isNode)
-    return ["Node's perf_hooks queries overflow the stack past ~120,000 buffered entries"];
-  const why = [];
-  // (The host's methods and interfaces are null where it has none, or no performance at all.)
-  if (!native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
-  let markOptions = false;
-  try {
-    const m = new native.PerformanceMark('perfshim-probe', { detail: { a: 1 }, startTime: 1 });
-    markOptions = !!m.detail && m.detail.a === 1 && m.startTime === 1;
-  } catch {
-    // no constructor (null), or one that rejects the options
-  }
-  if (!native.PerformanceMark) why.push('no PerformanceMark constructor');
-  else if (!markOptions) why.push('no User Timing 3 mark options');
-  if (!Array.isArray(native.PerformanceObserver?.supportedEntryTypes))
-    why.push('no PerformanceObserver.supportedEntryTypes');
-  return why;
-}
 
 /** Carry the host's buffered marks and measures over, in time order, then clear them there. */
 function adoptHostEntries(realm) {

@@ -2,8 +2,15 @@
 // Types perfshim owns are fed by the timeline's queue step; every other supported type is
 // delegated to the host's own PerformanceObserver and lands in the same observer buffer.
 import { failed, failedConstruct, domException } from '../host/errors.js';
-import { dictionarySource, isObject, requireArgs, toDOMString, toDouble } from '../host/webidl.js';
-import { webidlShape, INTERNAL } from './entries.js';
+import {
+  dictionarySource,
+  isObject,
+  requireArgs,
+  toDOMString,
+  toDouble,
+  webidlShape,
+} from '../host/webidl.js';
+import { INTERNAL } from './entries.js';
 import { native, nativeSupportedTypes } from '../host/host.js';
 import { OWNED_TYPES, typeIndex, entryQueries } from './timeline.js';
 

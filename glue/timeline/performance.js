@@ -20,15 +20,10 @@ import {
   toStringOrDouble,
   isObject,
   defineValue,
+  webidlShape,
 } from '../host/webidl.js';
 import { cloneDetail } from './clone.js';
-import {
-  PerformanceEntry,
-  PerformanceMark,
-  PerformanceMeasure,
-  markSteps,
-  webidlShape,
-} from './entries.js';
+import { PerformanceEntry, PerformanceMark, PerformanceMeasure, markSteps } from './entries.js';
 import { Timeline, typeIndex, entryQueries } from './timeline.js';
 import { createObserverClasses } from './observer.js';
 import {

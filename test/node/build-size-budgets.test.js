@@ -12,9 +12,11 @@ const BUDGETS = [
   // character per byte (tools/embed-wasm.mjs) with our own allocator (src/alloc.c), and the
   // timeline bundles keep no esbuild names and leave out the io's transfers and the full entry's
   // install features. Goal met: the goal is the ceiling.
-  // The classic script grew to 15.05 KB since (the host probes and the realm's install); held
-  // there until it is trimmed (issue 25's page load measures it, bench/page-load.mjs).
-  ['dist/perfshim.timeline.auto.js', 15.1, 15],
+  // The classic script grew to 15.05 KB since (the host probes and the realm's install), then
+  // to 16.8 KB by issue 25's page-load work: its modules run on first use (esbuild's lazy module
+  // wrappers and the member list, +1.55 KB) and its core is base64 (+0.15 KB), for 2-3x less
+  // load time (bench/page-load.mjs). Held there until it is trimmed.
+  ['dist/perfshim.timeline.auto.js', 16.9, 15],
   ['dist/timeline.mjs', 15, 15],
   ['dist/timeline.cjs', 15, 15],
   // 77.3 / 77.7 KB before issue 9's size work; now 37.6 / 37.9 KB: the core is -Oz, without
@@ -31,7 +33,10 @@ const BUDGETS = [
   // browser build leaves the Node, Bun and Deno sources out, and the script minifies its
   // identifiers with no esbuild names (every byte of it is parsed on every page load, profiled
   // or not; the entry's functions are named again at install).
-  ['dist/perfshim.auto.js', 47.5, 47.5],
+  // 51.7 KB by issue 25's page-load work: the entry's modules run on first use (esbuild's lazy
+  // module wrappers, the member list, the Measure Memory forwarders: +2.3 KB) and the cores are
+  // base64, which Chromium's parser scans 5x faster than the escaped byte string (+2.2 KB).
+  ['dist/perfshim.auto.js', 51.8, 47.5],
   // Measure Memory, loaded on the first call: its glue and its own small core (12.5 KB). A loader
   // helper whose default argument is the full core once pulled that in too (28.6 KB).
   ['dist/perfshim-memory.mjs', 13.5, 13.5],
