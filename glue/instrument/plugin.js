@@ -23,7 +23,7 @@
 //     (each module's header carries it, as the CLI's output does) ['import']
 //   variant: true or {sampleRate [0.01], dir ['profiling'], param ['perfshim-profile'],
 //     cookie ['perfshim-profile'], before [[]]}: the plain build plus an instrumented one and a
-//     loader per entry (below; Rollup, Vite, esbuild) [none]
+//     loader per entry (below; Rollup, Vite, esbuild, webpack) [none]
 //   plugins (esbuild only): esbuild plugins whose onLoad output is instrumented [none]
 // Modules with a NUL in their id (Rollup's and Vite's virtual modules) are never instrumented.
 import { createUnplugin } from 'unplugin';
@@ -196,7 +196,8 @@ export function variantOptions(v) {
 }
 
 /** The loader's text: a classic script that loads `plain` or `profiled` (URLs relative to the
- *  loader's own), as a module script when `module`. Sets `perfshimProfiled` on the global object
+ *  loader's own; each a URL or a list loaded in order), the last as a module script when
+ *  `module`. Sets `perfshimProfiled` on the global object
  *  (true in a sampled view) for the page's own code, a RUM SDK's for one. */
 export function loaderText(variant, plain, profiled, module) {
   const v = variantOptions(variant || true);
@@ -206,7 +207,7 @@ export function loaderText(variant, plain, profiled, module) {
     `(function(){var d=document,b=(d.currentScript||{}).src||location.href,` +
     `q=new URLSearchParams(location.search).get(${JSON.stringify(v.param)}),c=d.cookie.match(${JSON.stringify(re)}),` +
     `p=q!==null?q!=="0":c?c[1]!=="0":Math.random()<${v.sampleRate},` +
-    `l=p?${JSON.stringify(v.before)}.concat([${JSON.stringify(profiled)}]):[${JSON.stringify(plain)}];` +
+    `l=p?${JSON.stringify(v.before)}.concat(${JSON.stringify([profiled].flat())}):${JSON.stringify([plain].flat())};` +
     'globalThis.perfshimProfiled=p;' +
     '(function n(i){var e=d.createElement("script");' +
     `e.src=new URL(l[i],b).href;if(i===l.length-1){${module ? 'e.type="module";' : ''}}else e.onload=e.onerror=function(){n(i+1)};` +
@@ -219,15 +220,23 @@ const rel = (from, to) => {
   return r.startsWith('.') ? r : `./${r}`;
 };
 
-/** Writes a loader next to each plain entry: `entries` are [plain file, variant file] pairs. */
+/** [path, text] of a loader next to each plain entry: `entries` are [plain, variant] pairs,
+ *  each a file or the files an entry loads in order (webpack: its runtime chunk first; a
+ *  `?query` in a name stays in the URL, not in the loader's name). */
+function loaderFiles(v, entries, module) {
+  return entries.map(([plain, profiled]) => {
+    const main = [plain]
+      .flat()
+      .at(-1)
+      .replace(/[?#].*/, '');
+    const loader = main.replace(/(\.[cm]?js)?$/, '.loader.js');
+    const urls = (files) => [files].flat().map((f) => rel(loader, f));
+    return [loader, loaderText(v, urls(plain), urls(profiled), module)];
+  });
+}
+
 function writeLoaders(v, entries, module) {
-  const loaders = [];
-  for (const [plain, profiled] of entries) {
-    const loader = plain.replace(/(\.[cm]?js)?$/, '.loader.js');
-    writeFileSync(loader, loaderText(v, rel(loader, plain), rel(loader, profiled), module));
-    loaders.push(loader);
-  }
-  return loaders;
+  for (const [path, text] of loaderFiles(v, entries, module)) writeFileSync(path, text);
 }
 
 // Rollup and Vite (and webpack's options through unplugin's factory signature).
@@ -461,16 +470,13 @@ export function esbuildPlugin(options = {}) {
 
 const LOADER = fileURLToPath(new URL('./webpack-loader.js', import.meta.url));
 
-/** The webpack 5 plugin: a post loader for every module the options accept. */
+/** The webpack 5 plugin: a post loader for every module the options accept; with `variant`,
+ *  nothing instrumented, and the variant built after each emit (webpackVariant). */
 export function webpackPlugin(options = {}) {
-  if (options.variant)
-    throw new TypeError(
-      'perfshim-instrument: the webpack plugin does not build the profiling variant yet: ' +
-        'export two configurations (the plain one, and one with webpackPlugin() writing into ' +
-        "a 'profiling' folder) and write the loader with loaderText() (README)",
-    );
+  const v = variantOptions(options.variant);
   return {
     apply(compiler) {
+      if (v !== null && !inVariant()) return webpackVariant(compiler, v);
       const o = resolveOptions(options, compiler.options.context || process.cwd());
       compiler.options.module.rules.unshift({
         enforce: 'post',
@@ -479,4 +485,87 @@ export function webpackPlugin(options = {}) {
       });
     },
   };
+}
+
+// webpack's options as the plugins see them (normalized; webpack's defaults come later and do not
+// validate as input), plain objects and arrays copied so that those defaults do not land in them
+// (property descriptors kept: a Babel plugin's non-enumerable `__esModule` matters).
+const copyOptions = (x) => {
+  if (Array.isArray(x)) return x.map(copyOptions);
+  if (!x || Object.getPrototypeOf(x) !== Object.prototype) return x;
+  const d = Object.getOwnPropertyDescriptors(x);
+  for (const p of Object.values(d)) if ('value' in p) p.value = copyOptions(p.value);
+  return Object.defineProperties({}, d);
+};
+
+// The JS files an entrypoint needs, in load order, as paths in `out`: its own chunk's last. An ES
+// entry (`output.module`) imports its runtime and split chunks itself: its own file only.
+function entryFiles(compilation, out, module) {
+  const files = new Map();
+  for (const [name, e] of compilation.entrypoints) {
+    const main = e.getEntrypointChunk();
+    const chunks = module ? [main] : [...e.chunks.filter((c) => c !== main), main];
+    const js = chunks
+      .flatMap((c) => [...c.files])
+      .filter((f) => /\.[cm]?js$/.test(f.replace(/[?#].*/, '')));
+    files.set(
+      name,
+      js.map((f) => join(out, f)),
+    );
+  }
+  return files;
+}
+
+// The webpack variant: after each emit of the plain build (a watch's and a dev server's rebuilds
+// too), a second compiler made once from the same options, writing into `<output.path>/<dir>/`
+// through the same output file system (a dev server's memory), builds the app instrumented; then
+// a loader is written next to each entry's own file. Its errors are the build's errors.
+function webpackVariant(compiler, v) {
+  const options = copyOptions(compiler.options);
+  let variant = null;
+  compiler.hooks.afterEmit.tapPromise('perfshim-instrument', async (compilation) => {
+    if (compilation.getStats().hasErrors()) return;
+    const out = compilation.getPath(compiler.outputPath, {});
+    const dir = join(out, v.dir);
+    if (!variant) {
+      const { output, cache } = options;
+      const p = output.publicPath;
+      const publicPath =
+        typeof p === 'string' && p !== 'auto' ? `${p.replace(/([^/])$/, '$1/')}${v.dir}/` : p;
+      // (a filesystem cache of its own: under the same name each build would evict the other's)
+      const name =
+        cache && cache.type === 'filesystem' && `${compiler.options.cache.name}-${v.dir}`;
+      variant = await asVariant(() =>
+        compiler.webpack({
+          ...options,
+          watch: false,
+          output: { ...output, path: dir, publicPath },
+          cache: name ? { ...cache, name } : cache,
+        }),
+      );
+    }
+    variant.outputFileSystem = compiler.outputFileSystem;
+    const stats = await new Promise((resolve, reject) =>
+      variant.run((err, s) => (err ? reject(err) : resolve(s))),
+    );
+    const built = stats.compilation;
+    compilation.warnings.push(...built.warnings);
+    if (stats.hasErrors()) return compilation.errors.push(...built.errors);
+    const module = Boolean(compilation.outputOptions.module);
+    const plain = entryFiles(compilation, out, module);
+    const profiled = entryFiles(built, dir, module);
+    const pairs = [...plain].filter(([e]) => profiled.has(e)).map(([e, f]) => [f, profiled.get(e)]);
+    const fs = compiler.outputFileSystem;
+    await Promise.all(
+      loaderFiles(v, pairs, module).map(
+        ([path, text]) =>
+          new Promise((resolve, reject) =>
+            fs.writeFile(path, text, (err) => (err ? reject(err) : resolve())),
+          ),
+      ),
+    );
+  });
+  compiler.hooks.shutdown.tapAsync('perfshim-instrument', (done) =>
+    variant ? variant.close(done) : done(),
+  );
 }

@@ -1,7 +1,8 @@
-// The profiling variant (issue 25): with `variant`, Rollup, Vite and esbuild write the plain build
-// (nothing instrumented, no probes), the same app instrumented under `profiling/`, and a loader
-// next to each entry that picks one per view (the query parameter, the cookie, the sample rate);
-// Vite's built index.html loads the loader. The loader's choice is checked here with stubbed
+// The profiling variant (issue 25): with `variant`, Rollup, Vite, esbuild and webpack write the
+// plain build (nothing instrumented, no probes), the same app instrumented under `profiling/`, and
+// a loader next to each entry that picks one per view (the query parameter, the cookie, the sample
+// rate); Vite's built index.html loads the loader; webpack's loaders name each entry's files
+// (runtime chunk, content hashes) and are rewritten on every rebuild of a watch. The loader's choice is checked here with stubbed
 // page globals; test/browser/instrument-variant-loader.test.js runs both variants in browsers.
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,9 @@ import {
   readFileSync,
   readdirSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +26,11 @@ import {
   esbuildPlugin,
   rollupPlugin,
   vitePlugin,
+  webpackPlugin,
   loaderText,
 } from '../../glue/instrument/index.js';
 
+const require = createRequire(import.meta.url);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/preact-app/', import.meta.url));
 const babelOptions = {
@@ -189,4 +194,135 @@ test("Vite: index.html loads the loader; the entry's variant under profiling/", 
   assert.ok(!html.includes('type="module"'), html);
   checkVariant(outDir, `${m[1]}.js`);
   assert.ok(existsSync(join(outDir, 'profiling/index.html')));
+});
+
+// webpack: the options of a Preact app with two entries, content-hashed names and a runtime chunk.
+const webpackOptions = (context, path, extra = {}) => ({
+  mode: 'production',
+  context,
+  entry: { main: './src/main.jsx', work: './src/work.js' },
+  output: { path, filename: '[name].[contenthash].js', clean: true },
+  optimization: { runtimeChunk: 'single' },
+  resolve: { extensions: ['.js', '.jsx'] },
+  module: {
+    rules: [
+      {
+        test: /\.jsx?$/,
+        exclude: /node_modules/,
+        use: { loader: require.resolve('babel-loader'), options: babelOptions },
+      },
+    ],
+  },
+  plugins: [webpackPlugin({ variant: { sampleRate: 0.05 } })],
+  ...extra,
+});
+const noErrors = (stats) => assert.deepEqual(stats.toJson({ all: false, errors: true }).errors, []);
+// An entry's files as the plain build's stats list them.
+const entryFiles = (stats, name) =>
+  stats.toJson({ all: false, entrypoints: true }).entrypoints[name].assets.map((a) => a.name);
+
+/** What an entry's loader in `dir` loads, unsampled and sampled, as [file in dir with its
+ *  ?query, module?]. */
+function loads(dir, entryFile) {
+  const name = entryFile.replace(/\.js(\?.*)?$/, '.loader.js');
+  const loader = readFileSync(join(dir, name), 'utf8');
+  const src = `https://app.test/${name}`;
+  const files = (added) =>
+    added.map((a) => {
+      const [url, type] = a.split(' ');
+      const { pathname, search } = new URL(url);
+      return [decodeURIComponent(pathname.slice(1)) + search, type === 'module'];
+    });
+  return {
+    unsampled: files(pick(loader, { random: 0.99, src }).added),
+    sampled: files(pick(loader, { random: 0, src }).added),
+  };
+}
+const unhashed = (f) => f.replace(/\.[0-9a-f]{8,}\.js$/, '');
+
+test('webpack: the plain build, profiling/ and a loader per entry naming its content-hashed files', async () => {
+  const { default: webpack } = await import('webpack');
+  const path = join(out, 'webpack');
+  const stats = await new Promise((resolve, reject) =>
+    webpack(webpackOptions(app, path), (err, s) => (err ? reject(err) : resolve(s))),
+  );
+  noErrors(stats);
+  assert.ok(existsSync(join(path, 'profiling')));
+  const plain = jsOf(path)
+    .split(jsOf(join(path, 'profiling')))
+    .join('');
+  assert.ok(!plain.includes(MARK) && !plain.includes('createProbes'), 'the plain build is plain');
+  assert.ok(jsOf(join(path, 'profiling')).includes('.reg('), 'the variant is instrumented');
+  for (const entry of ['main', 'work']) {
+    const files = entryFiles(stats, entry);
+    assert.equal(files.length, 2, files.join()); // the runtime chunk, then the entry's own
+    const { unsampled, sampled } = loads(path, files.at(-1));
+    assert.deepEqual(
+      unsampled,
+      files.map((f) => [f, false]),
+    );
+    assert.deepEqual(
+      sampled.map(([f, module]) => [unhashed(f), module]),
+      files.map((f) => [`profiling/${unhashed(f)}`, false]),
+    );
+    for (const [f] of sampled) assert.ok(existsSync(join(path, f)), f);
+    assert.notEqual(sampled.at(-1)[0], `profiling/${files.at(-1)}`, 'its own content hash');
+  }
+});
+
+test('webpack in watch mode, ES module output, hashes in a ?query: each rebuild rebuilds the variant and its loader', async () => {
+  const { default: webpack } = await import('webpack');
+  const context = join(out, 'webpack-watch-app');
+  cpSync(app, context, { recursive: true, verbatimSymlinks: true });
+  const path = join(out, 'webpack-watch');
+  const builds = [];
+  let next;
+  const watching = webpack(
+    webpackOptions(context, path, {
+      entry: { main: './src/main.jsx' },
+      output: { path, filename: '[name].js?[contenthash]', module: true, clean: true },
+      experiments: { outputModule: true },
+      watch: true,
+    }),
+    (err, s) => {
+      builds.push(err || s);
+      next?.();
+    },
+  );
+  const mainOf = (stats) => entryFiles(stats, 'main').at(-1);
+  // The first build that is an error or passes `ok` (a watch may also rebuild for nothing: the
+  // copied files are newer than its start).
+  const built = (ok) =>
+    new Promise((resolve, reject) => {
+      next = () => {
+        const b = builds.find((x) => x instanceof Error || ok(x));
+        if (b) (b instanceof Error ? reject : resolve)(b);
+      };
+      next();
+    });
+  try {
+    const check = (stats) => {
+      noErrors(stats);
+      const main = mainOf(stats);
+      assert.match(main, /^main\.js\?[0-9a-f]+$/);
+      const { unsampled, sampled } = loads(path, main);
+      // (an ES entry imports its runtime chunk itself)
+      assert.deepEqual(unsampled, [[main, true]]);
+      assert.equal(sampled.length, 1);
+      assert.match(sampled[0][0], /^profiling\/main\.js\?[0-9a-f]+$/);
+      assert.notEqual(sampled[0][0], `profiling/${main}`, 'its own content hash');
+      assert.equal(sampled[0][1], true);
+      return { main, variant: readFileSync(join(path, 'profiling/main.js'), 'utf8') };
+    };
+    const first = check(await built(() => true));
+    assert.ok(!first.variant.includes('fib2'));
+    writeFileSync(
+      join(context, 'src/main.jsx'),
+      `${readFileSync(join(context, 'src/main.jsx'), 'utf8')}\nglobalThis.fib2 = function fib2(n) {\n  return n * 2;\n};\n`,
+    );
+    const second = check(await built((s) => mainOf(s) !== first.main));
+    assert.ok(second.variant.includes('fib2') && second.variant.includes('.reg('), 'rebuilt');
+  } finally {
+    await new Promise((resolve) => watching.close(resolve));
+  }
 });
