@@ -64,9 +64,9 @@ export interface PluginOptions {
   /** 'import' (default): every instrumented module imports the probes' runtime, so a bundle
    *  carries it once; 'inline': each module's header carries its own copy. */
   probes?: 'import' | 'inline';
-  /** The profiling variant (Rollup, Vite, esbuild): the build stays plain, the same build is made
-   *  again instrumented into `<out>/<dir>/`, and a loader is written next to each entry
-   *  (`main.js` → `main.loader.js`) that picks one build per page view. */
+  /** The profiling variant (Rollup, Vite, esbuild, webpack): the build stays plain, the same
+   *  build is made again instrumented into `<out>/<dir>/`, and a loader is written next to each
+   *  entry (`main.js` → `main.loader.js`) that picks one build per page view. */
   variant?: boolean | VariantOptions;
 }
 
@@ -85,11 +85,12 @@ export interface VariantOptions {
 }
 
 /** The loader's text: a classic script that loads `plain` or `profiled` (URLs relative to the
- *  loader's own; as module scripts when `module`) and sets `globalThis.perfshimProfiled`. */
+ *  loader's own; a list is loaded in order, the last as a module script when `module`) and sets
+ *  `globalThis.perfshimProfiled`. */
 export function loaderText(
   variant: VariantOptions,
-  plain: string,
-  profiled: string,
+  plain: string | string[],
+  profiled: string | string[],
   module: boolean,
 ): string;
 
@@ -108,7 +109,8 @@ export function esbuildPlugin(options?: EsbuildPluginOptions): {
   name: string;
   setup: (build: any) => Promise<void>;
 };
-/** webpack 5: a post loader (runs after babel-loader, ts-loader, ...). */
+/** webpack 5: a post loader (runs after babel-loader, ts-loader, ...); with `variant`, a second
+ *  compiler of the same options builds the variant after each emit. */
 export function webpackPlugin(options?: PluginOptions): { apply: (compiler: any) => void };
 /** The unplugin instance (Rollup, Vite and the other bundlers unplugin supports). */
 export const instrumentPlugin: {
