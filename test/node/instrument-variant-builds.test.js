@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import jsx from '@babel/plugin-transform-react-jsx';
@@ -243,11 +243,36 @@ const unhashed = (f) => f.replace(/\.[0-9a-f]{8,}\.js$/, '');
 test('webpack: the plain build, profiling/ and a loader per entry naming its content-hashed files', async () => {
   const { default: webpack } = await import('webpack');
   const path = join(out, 'webpack');
+  // (a third entry loads a chunk later: from the publicPath, which the variant moves under it)
+  writeFileSync(join(app, 'src/lazy.js'), "export const later = () => import('./work.js');\n");
+  const compiler = webpack(
+    webpackOptions(app, path, {
+      entry: { main: './src/main.jsx', work: './src/work.js', lazy: './src/lazy.js' },
+      output: { path, filename: '[name].[contenthash].js', clean: true, publicPath: '/static/' },
+      cache: { type: 'filesystem', cacheDirectory: join(out, 'webpack-cache') },
+    }),
+  );
+  // Everything is written through the compiler's output file system (a dev server's is memory).
+  const written = new Set();
+  const fs = compiler.outputFileSystem;
+  compiler.outputFileSystem = Object.assign(Object.create(fs), {
+    writeFile(file, data, cb) {
+      written.add(relative(path, file));
+      fs.writeFile(file, data, cb);
+    },
+  });
   const stats = await new Promise((resolve, reject) =>
-    webpack(webpackOptions(app, path), (err, s) => (err ? reject(err) : resolve(s))),
+    compiler.run((err, s) => compiler.close(() => (err ? reject(err) : resolve(s)))),
   );
   noErrors(stats);
   assert.ok(existsSync(join(path, 'profiling')));
+  assert.deepEqual(
+    readdirSync(path, { recursive: true, withFileTypes: true })
+      .filter((f) => f.isFile())
+      .map((f) => relative(path, join(f.parentPath, f.name)))
+      .sort(),
+    [...written].sort(),
+  );
   const plain = jsOf(path)
     .split(jsOf(join(path, 'profiling')))
     .join('');
@@ -268,6 +293,15 @@ test('webpack: the plain build, profiling/ and a loader per entry naming its con
     for (const [f] of sampled) assert.ok(existsSync(join(path, f)), f);
     assert.notEqual(sampled.at(-1)[0], `profiling/${files.at(-1)}`, 'its own content hash');
   }
+  const [runtime] = entryFiles(stats, 'lazy');
+  assert.match(readFileSync(join(path, runtime), 'utf8'), /"\/static\/"/);
+  const [profiledRuntime] = loads(path, entryFiles(stats, 'lazy').at(-1)).sampled[0];
+  assert.match(readFileSync(join(path, profiledRuntime), 'utf8'), /"\/static\/profiling\/"/);
+  // (each build its own filesystem cache, stored when the compiler closes)
+  assert.deepEqual(readdirSync(join(out, 'webpack-cache')).sort(), [
+    'default-production',
+    'default-production-profiling',
+  ]);
 });
 
 test('webpack in watch mode, ES module output, hashes in a ?query: each rebuild rebuilds the variant and its loader', async () => {
