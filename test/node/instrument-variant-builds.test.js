@@ -304,6 +304,27 @@ test('webpack: the plain build, profiling/ and a loader per entry naming its con
   ]);
 });
 
+test("webpack: the variant's errors are the build's, and no loader is written", async () => {
+  const { default: webpack } = await import('webpack');
+  const path = join(out, 'webpack-error');
+  const url = () => {
+    throw new Error('no url here');
+  };
+  const stats = await new Promise((resolve, reject) =>
+    webpack(
+      webpackOptions(app, path, {
+        entry: { work: './src/work.js' },
+        plugins: [webpackPlugin({ variant: true, url })],
+      }),
+      (err, s) => (err ? reject(err) : resolve(s)),
+    ),
+  );
+  const { errors } = stats.toJson({ all: false, errors: true });
+  assert.equal(errors.length, 1);
+  assert.match(errors[0].message, /no url here/);
+  assert.ok(!readdirSync(path).some((f) => f.endsWith('.loader.js')), readdirSync(path).join());
+});
+
 test('webpack in watch mode, ES module output, hashes in a ?query: each rebuild rebuilds the variant and its loader', async () => {
   const { default: webpack } = await import('webpack');
   const context = join(out, 'webpack-watch-app');
