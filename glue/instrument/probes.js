@@ -18,46 +18,41 @@
 // The switch: the stack is kept only while a profiler runs (`use(+1)` when a session starts,
 // `use(-1)` when it ends; the instrumentation source calls them). The switch is one object of
 // the probes', `C` ({o: 0 or 1}), that every file's header binds to its own `__pso` and every
-// function reads (`if (__pso.o)`): a binding the file's functions read, so no minifier can drop
+// function reads (`__pso.o`): a binding the file's functions read, so no minifier can drop
 // it and no garbage collection can take it (stop 22 gave each file a boolean and a setter the
 // probes held weakly; a bundler dropped the write-only binding that kept the setter, and after a
 // full GC no profiler could switch the file on: 0 stacks). Nothing is registered per file, so a
 // file evaluated again and again (a module reloaded, a script factory re-run) leaves nothing
-// behind. With no profiler, an ordinary function's probes are a test of that property and of `t`
-// (bench/instrument.mjs: the stack kept on every call cost 1.07-1.08x on marked in all three
-// engines, the test alone ~1.03-1.07x).
+// behind. With no profiler, a function's probes are that read and tests of its `t` (0).
 // The price: a frame that was already running when the switch went on is not on the stack
 // (its callees are, and an async function is again from its next resume); one entered while on
 // pops at its exit even after the switch went off, so the stack stays balanced.
 // Protocol (what the transform emits per function, docs/instrument.md; the file's header binds
-// `S`, the switch `C` and `P` itself to names of its own):
-//   ordinary functions push and pop inline while the switch is on, and log inline while the
-//   cursor S[1] is set; no `try` around the body:
-//     let t = -1, v;
-//     if (C.o) { t = S[0]; S[t + B] = id; S[0] = t + 1; t || P.z();
-//       if (S[1] && (S[S[1]++] = id, S[1] === B || !t || S[2] && F[id] | F[S[t + B - 1]])) l(t); }
-//     body, each `return E` as `return v = (E), t < 0 ? v : P.r(v, t)`,
-//       each `catch`/`finally` clause opening with `if (t >= 0) P.k(t)` (a `finally` also pops
-//       at its end, and the frame is the top again after the `try` statement)
-//     if (t >= 0) { S[0] = t;
-//       if (S[1] && (S[S[1]++] = ~t, S[1] === B || !t || S[2] && F[id] | F[S[t + B - 1]])) l(t); }
-//   async functions and generators call the probes, which do the same (`e` returns -1 while
-//   the switch is off): `let t = P.e(id);` … `return P.r((E), t)` … `P.x(t)` at the body's end.
+// the switch `C` and `P` itself to names of its own). Every function, ordinary, async or
+// generator, the same text but for its frame id, and no `try` around the body:
+//     let t = C.o && P.e(id);      (a generator's and an async function's: `let t = P.e(id)`)
+//     body, each `return E` as `return P.r((E), t)`,
+//       each `catch`/`finally` clause opening with `t && P.k(t)` (a `finally` also pops at its
+//       end, and the frame is the top again after the `try` statement)
+//     ;t && P.x(t)
+// `t` is the frame's depth with it on the stack (0: not pushed, the switch was off). The push and
+// the pop are calls, out of line: with no profiler they are not made (`C.o` is 0, and so is
+// `t`), and one text per function leaves gzip long repeats (inline pushes, pops and logging
+// tests, with locals a minifier names per function, cost ~37 B gzipped a function; issue 25).
+// `e` pushes and returns the depth after the push (0 while the switch is off); `x(t)` restores
+// the depth before it (so an exception, an early return or a frame an uninstrumented callback
+// left behind cannot unbalance the stack; a second exit to the same depth changes nothing) and
+// returns 0; `r(v, t)` does the same and returns v. At a suspension point (await, yield) the
+// frame is popped after the operand is evaluated, `t` becomes 0, and the resume re-enters at
+// whatever depth the resumer has:
+//   __ps.p(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
+// `x(0)` does nothing, so a function that ends while suspended pops nothing twice.
 // An exception that leaves a function skips its pop: the frame's caller repairs the depth at
-// its next `catch`/`finally` (`k`), and the reset queued by the task's first push at depth 0
-// (`z`: a microtask, which runs with an empty JS stack) sets the depth back to 0. Inline, an
-// ordinary function costs no probe call while no profiler runs (SpiderMonkey inlined none of
-// the calls: ~11 ns a call against ~6 inline).
-// `e` pushes and returns the depth before the push; `x(t)` restores that depth (so an exception,
-// an early return or a frame an uninstrumented callback left behind cannot unbalance the stack;
-// a second exit to the same depth changes nothing) and returns -1; `r(v, t)` does the same and
-// returns v. At a suspension point (await, yield) the frame is popped after the operand is
-// evaluated, `t` becomes -1, and the resume re-enters at whatever depth the resumer has:
-//   __ps.q(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
-// `x(-1)` does nothing, so a function that ends while suspended pops nothing twice.
+// its next `catch`/`finally` (`k`), and the reset queued by a push (`e`: a microtask, which
+// runs with an empty JS stack, once until it ran) sets the depth back to 0.
 // The log: while a profiler logs, every change is a record written at the cursor S[1], which then
 // moves on: the frame id for an enter, ~depth (the depth restored) for an exit. The logger (set by
-// `log(f)`, called as `l(t)`, t the depth before the change) runs when the window is full (the
+// `log(f)`, called as `L(d)`, d the depth before the change) runs when the window is full (the
 // cursor reached B), the change is at depth 0, or (while any frame is slow) the gap before or after
 // the change is a slow frame's (the frame's own or its caller's); it takes the window's records and
 // sets the cursor back to the start of the next window (B - its size), so the window's size is how
@@ -73,7 +68,7 @@ export function createProbes() {
   // The probes read the stack and the logger from this closure, not from `P`, and both are
   // `var`s (a `const`/`let` read from a closure carries a hole check): a smaller probe leaves
   // V8 more of its inlining budget (bytecode per optimized function) for the instrumented code.
-  // 258: STACK_BASE (below; the transform writes it into the inline pushes).
+  // 258: STACK_BASE (below).
   const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   var S = new Int32Array(new SAB(8192));
   // The switch (see above): on while any profiler session uses the stack.
@@ -83,8 +78,8 @@ export function createProbes() {
   var L = function L() {
     S[1] = 0;
   };
-  // One record at the cursor (set: a logger runs), as the inline pushes and pops write it: the
-  // frame changing is at S[d + 258] (pushed there, or returning from there).
+  // One record at the cursor (set: a logger runs): the frame changing is at S[d + 258] (pushed
+  // there, or returning from there).
   var rec = (v, d) => {
     const c = S[1];
     S[c] = v;
@@ -94,8 +89,7 @@ export function createProbes() {
   // The stack is empty whenever a microtask runs (the host runs them with no script on its
   // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
   // that threw past every instrumented `catch` of theirs (bodies have no `try`: exits are
-  // probed at returns, see the protocol above). Queued by a push at depth 0 (the first of a
-  // task) and by every probe call of an async function or generator, once until it ran.
+  // probed at returns, see the protocol above). Queued by a push, once until it ran.
   var pending = 0;
   const Q = typeof queueMicrotask === 'function' ? queueMicrotask : null;
   var reset = function reset() {
@@ -105,24 +99,19 @@ export function createProbes() {
       if (S[1]) rec(-1, 0);
     }
   };
-  var z = function z() {
-    if (pending === 0 && Q !== null) {
-      pending = 1;
-      Q(reset);
-    }
+  // The pop to the depth before frame depth t (t > 0), as `x` and `r` make it.
+  var pop = function pop(t) {
+    S[0] = --t;
+    if (S[1]) rec(~t, t);
   };
   const P = {
     S,
     /** The slow frames (1 by frame id), grown and kept by the log sampler. */
     F: new Uint8Array(0),
-    /** The logger the inline pushes and pops call (the probes' `L`): l(depth before the change). */
-    l: L,
     frames: [],
-    /** Sets the logger the cursor calls: the probes' `L`, and `l` itself, which the inline
-     *  pushes and pops call directly (one call instead of two). */
+    /** Sets the logger the cursor calls. */
     log(f) {
       L = f;
-      P.l = f;
     },
     /** The switch every file's functions test (`__pso.o`): 1 while any session uses the stack. */
     C,
@@ -143,46 +132,35 @@ export function createProbes() {
       return base;
     },
     e(id) {
-      if (C.o === 0) return -1;
-      if (pending === 0) z();
-      const s = S,
-        d = s[0];
-      s[d + 258] = id;
-      s[0] = d + 1;
-      if (s[1]) rec(id, d);
-      return d;
+      if (C.o === 0) return 0;
+      if (pending === 0 && Q !== null) {
+        pending = 1;
+        Q(reset);
+      }
+      const d = S[0];
+      S[d + 258] = id;
+      S[0] = d + 1;
+      if (S[1]) rec(id, d);
+      return d + 1;
     },
     x(t) {
-      if (t >= 0) {
-        const s = S;
-        s[0] = t;
-        if (s[1]) rec(~t, t);
-      }
-      return -1;
+      if (t > 0) pop(t);
+      return 0;
     },
     r(v, t) {
-      if (t >= 0) {
-        const s = S;
-        s[0] = t;
-        if (s[1]) rec(~t, t);
-      }
+      if (t > 0) pop(t);
       return v;
     },
-    /** A `catch` or `finally` of a function entered at depth t (t >= 0): its frame is the top
+    /** A `catch` or `finally` of a function at frame depth t (t > 0): its frame is the top
      *  again (callees an exception left behind are dropped). */
     k(t) {
-      const s = S;
-      if (s[0] !== t + 1) {
-        s[0] = t + 1;
-        if (s[1]) rec(~(t + 1), t + 1);
+      if (S[0] !== t) {
+        S[0] = t;
+        if (S[1]) rec(~t, t);
       }
     },
-    /** Queues the reset (see `reset`): called by a push at depth 0. */
-    z,
+    /** The identity, around an await or a yield: `p(await p(X, pop), push)`. */
     p(v) {
-      return v;
-    },
-    q(v) {
       return v;
     },
   };
@@ -221,7 +199,7 @@ export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.9';
+export const PROBES_KEY = 'perfshim.probes.10';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

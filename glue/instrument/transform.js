@@ -4,22 +4,18 @@
 // source map is composed with ours (@jridgewell/remapping), and the frame table registers each
 // function's name and position in the ORIGINAL source (through the input map when there is one).
 //
-// Per ordinary function (declarations, expressions, arrows, methods, accessors, constructors),
-// the push written inline behind the switch `__pso.o` (on while a profiler runs: probes.js; no
-// probe call and no stack access while none runs; `__pss` is the probes' array, 258 where its
-// stack starts, `__psb_H + i` the frame id; while a profiler logs, the cursor `__pss[1]` is set
-// and each change is a record in the log window, with a call to the logger `__ps.l` when the
-// window is full, the change is at depth 0, or it is next to a slow frame's gap), and no `try`:
-//   { "directives"; let __pst = -1, __psv;
-//     if (__pso.o) { __pst = __pss[0]; __pss[__pst + 258] = ID; __pss[0] = __pst + 1;
-//       __pst || __ps.z();
-//       if (__pss[1] && (__pss[__pss[1]++] = ID, __pss[1] === 258 || !__pst ||
-//           __pss[2] && __ps.F[ID] | __ps.F[__pss[__pst + 257]])) __ps.l(__pst); }
-//     body, with every `return E` as `return __psv = (E), __pst < 0 ? __psv : __ps.r(__psv, __pst)`
-//     ;if (__pst >= 0) { __pss[0] = __pst; if (__pss[1] && (… ~__pst …)) __ps.l(__pst); } }
-// Async functions and generators call the probes instead (`let __pst = __ps.e(ID)`, returns
-// `return __ps.r((E), __pst)`, `__ps.x(__pst)` at the end; an async generator's return awaits
-// its value after the pop). The body stays the function's body: a `try` around it (stops 6-22)
+// Per function (declarations, expressions, arrows, methods, accessors, constructors; async
+// functions and generators too), one text that differs from the next only in its frame id
+// `__psb_H + i`: the push and the pop are calls to the probes (probes.js), made only while the
+// switch `__pso.o` is on (a profiler runs), and no `try`:
+//   { "directives"; let __pst = __pso.o && __ps.e(ID);
+//     body, with every `return E` as `return __ps.r((E), __pst)`
+//     ;__pst && __ps.x(__pst) }
+// (an async function or a generator enters with `let __pst = __ps.e(ID)`: its frame is popped
+// and re-entered around each suspension by calls anyway). With no profiler an ordinary
+// function's probes are the switch's read, a test of `__pst` at its end and the call of the
+// identity `r` at a return (inlined by the engines' JITs). An async generator's return awaits
+// its value after the pop. The body stays the function's body: a `try` around it (stops 6-22)
 // moved body-level declarations into a block, which changed their scope (a function named like
 // a parameter, a sloppy `eval` declaring a var named like a function, Annex B functions, a
 // function that had to move out of the block no longer seeing the body's `let`), lost a
@@ -53,14 +49,7 @@ import { Parser, tokTypes } from 'acorn';
 import MagicString from 'magic-string';
 import remapping from '@jridgewell/remapping';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { createProbes, PROBES_KEY, STACK_BASE as B } from './probes.js';
-
-// A record in the probes' log window while a profiler logs (probes.js): the logger runs when the
-// window is full, the change is at depth 0, or a slow frame's gap (the function's own or its
-// caller's) ends or starts there.
-const log = (N, record, id) =>
-  `if(${N.s}[1]&&(${N.s}[${N.s}[1]++]=${record},${N.s}[1]===${B}||!${N.t}||` +
-  `${N.s}[2]&&${N.ps}.F[${id}]|${N.ps}.F[${N.s}[${N.t}+${B - 1}]]))${N.ps}.l(${N.t});`;
+import { createProbes, PROBES_KEY } from './probes.js';
 
 export const MARKER = '/*perfshim:instrumented*/';
 
@@ -153,10 +142,8 @@ function names(code, module) {
   const g = module ? p : `${p}${PROBES_KEY.slice(PROBES_KEY.lastIndexOf('.') + 1)}_`;
   return {
     t: `${p}t`,
-    v: `${p}v`,
     ps: g,
     o: `${g}o`,
-    s: `${g}s`,
     b: `${g}b`,
     h: `${g}h`,
     g: `${p}g`,
@@ -378,10 +365,10 @@ export function instrument(
   // outside the function's own activation (a class body's field initializers and static
   // blocks) or where probes must not go (inside `with`: see `skipped`).
   const fnStack = [];
-  const { t: T, v: V, ps: PS, s: SS } = N;
+  const { t: T, ps: PS } = N;
 
-  const reenter = (f) => `${T}<0?${T}=${PS}.e(${base}+${f.index}):${PS}.k(${T});`;
-  const repair = (f) => (f.inline ? `if(${T}>=0)${PS}.k(${T});` : reenter(f));
+  const reenter = (f) => `${T}?${PS}.k(${T}):${T}=${PS}.e(${base}+${f.index});`;
+  const repair = (f) => (f.inline ? `${T}&&${PS}.k(${T});` : reenter(f));
 
   // Line starts (after each line terminator, as acorn and V8 count lines), for a position's line
   // and column (1-based) by binary search.
@@ -429,9 +416,9 @@ export function instrument(
       return;
     }
     const index = frameOf(node);
-    // Ordinary functions push and pop inline (no probe call while no profiler runs); async
-    // functions and generators, whose frame is popped and re-entered around each suspension,
-    // call the probes, which also accept the popped state (-1).
+    // Ordinary functions call the probes only while the switch is on; async functions and
+    // generators, whose frame is popped and re-entered around each suspension, call them anyway
+    // (they also accept the popped state, 0).
     const inline = !node.async && !node.generator;
     const f = { index, inline, async: node.async, generator: node.generator };
     const id = `${base}+${index}`;
@@ -439,12 +426,10 @@ export function instrument(
     // (a top-level declaration runs the header first if an ES module cycle calls it before the
     // header's statement ran: see `init`)
     const on = top ? `(${N.o}||${init}()).o` : `${N.o}.o`;
-    const ready = top ? `${SS}||${init}(),` : '';
-    const enter = inline
-      ? `let ${T}=-1,${V};if(${on}){${T}=${SS}[0];${SS}[${T}+${B}]=${id};${SS}[0]=${T}+1;${T}||${PS}.z();${log(N, id, id)}}`
-      : `let ${T}=(${ready}${PS}.e(${id}));`;
+    const ready = top ? `${PS}||${init}(),` : '';
+    const enter = inline ? `let ${T}=${on}&&${PS}.e(${id});` : `let ${T}=(${ready}${PS}.e(${id}));`;
     // (the `;`: the body's last statement may end by ASI)
-    const exit = inline ? `;if(${T}>=0){${SS}[0]=${T};${log(N, `~${T}`, id)}}` : `;${PS}.x(${T});`;
+    const exit = inline ? `;${T}&&${PS}.x(${T});` : `;${PS}.x(${T});`;
     const body = node.body;
     if (body.type !== 'BlockStatement') {
       // An arrow's expression body: `{ enter; return exit(expr) }`, from after the `=>` (found
@@ -473,11 +458,9 @@ export function instrument(
     fnStack.pop();
   }
 
-  // `return E` → `return V = (E), T < 0 ? V : __ps.r(V, T)` (no call while no profiler runs);
-  // async functions and generators `return __ps.r((E), T)`: an async generator's return awaits
-  // its value after the frame is popped.
+  // `return E` → `return __ps.r((E), T)` (with no profiler `r` is the identity: T is 0); an
+  // async generator's return awaits its value after the frame is popped.
   function returned(f, part) {
-    if (f.inline) return part === '(' ? `${V}=(` : `),${T}<0?${V}:${PS}.r(${V},${T})`;
     return part === '(' ? `${PS}.r((` : `),${T})`;
   }
 
@@ -514,7 +497,7 @@ export function instrument(
     const e = `${T}=${PS}.e(${base}+${f.index})`;
     const arg = node.argument;
     // Closings at one position: the later prependLeft lands first, so the outer one goes in first.
-    s.appendRight(node.start, `${PS}.q(`);
+    s.appendRight(node.start, `${PS}.p(`);
     s.prependLeft(node.end, `,${e})`);
     if (arg) {
       s.appendRight(arg.start, ` ${PS}.p(`);
@@ -544,7 +527,7 @@ export function instrument(
         s.appendRight(node.finalizer.start + 1, repair(f));
         s.prependLeft(
           node.finalizer.end - 1,
-          f.inline ? `;if(${T}>=0)${PS}.x(${T});` : `;${T}=${PS}.x(${T});`,
+          f.inline ? `;${T}&&${PS}.x(${T});` : `;${T}=${PS}.x(${T});`,
         );
         s.appendRight(node.start, '{');
         s.prependLeft(node.end, `;${repair(f)}}`);
@@ -622,9 +605,9 @@ export function instrument(
     // unless a function of the file ran first.
     header =
       `${MARKER}${imported ? `import{getProbes as ${N.g}}from${JSON.stringify(runtime)};` : ''}` +
-      `var ${N.o},${PS},${SS},${base};function ${init}(){` +
+      `var ${N.o},${PS},${base};function ${init}(){` +
       `${PS}=${probes};${base}=${PS}.reg(${table});` +
-      `${SS}=${PS}.S;${always}return ${N.o}=${PS}.C}${base}===void 0&&${init}();`;
+      `${always}return ${N.o}=${PS}.C}${base}===void 0&&${init}();`;
   } else {
     // A classic script (or a file that may be loaded as one): nothing enumerable on the global
     // object (for-in, Object.keys: mocha's --check-leaks, sandboxes), so the bindings are
@@ -633,7 +616,7 @@ export function instrument(
     header =
       `${MARKER};(()=>{const ${PS}=${probes},d=(n,v)=>Object.defineProperty(globalThis,n,` +
       `{value:v,writable:true,configurable:true});d(${JSON.stringify(PS)},${PS});` +
-      `d(${JSON.stringify(SS)},${PS}.S);d(${JSON.stringify(N.o)},${PS}.C);` +
+      `d(${JSON.stringify(N.o)},${PS}.C);` +
       `d(${JSON.stringify(base)},${PS}.reg(${table}));${always}})();`;
   }
   s.appendLeft(headerAt, header);

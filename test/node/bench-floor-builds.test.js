@@ -1,5 +1,5 @@
 // The bench's floor builds (bench/floor-builds.mjs) cut the transform's current text: "stack
-// only" loses exactly the logging tests, "no probes" also the push and the pops, both
+// only" pushes and pops inline on every call, "no probes" loses the push and the pops, both
 // still compute what the source does, and text the patterns no longer match stops the bench.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,17 +45,19 @@ async function behaviour(m) {
   ];
 }
 
-test('the floor builds cut the logging tests, then the push and pops, and keep behaviour', async () => {
+test('the floor builds keep the stack on every call, or no probes, and keep behaviour', async () => {
   const { code } = instrument(SOURCE, { file: 'floor.js' });
   const { stack, bare } = floorBuilds(code);
-  // a logging test at each push, and at the pop at each block body's end (not `expr`'s)
-  assert.equal(count(code, '__ps.l(__pst)'), 2 * ORDINARY - 1);
-  assert.equal(count(stack, '__ps.l('), 0, 'stack only: no logging test left');
-  assert.equal(count(stack, '__pss[0]=__pst+1;'), ORDINARY, 'stack only: every push kept');
-  assert.equal(count(bare, '__pss['), 0, 'no probes: no access to the stack left');
-  assert.equal(count(bare, '__ps.r(__psv'), 0, 'no probes: no exit call at the returns');
+  // a probe call at each push, and at the pop at each block body's end (not `expr`'s)
+  assert.equal(count(code, '.o&&__ps.e('), ORDINARY);
+  assert.equal(count(code, ';__pst&&__ps.x(__pst);'), ORDINARY - 1);
+  assert.equal(count(stack, '.o&&'), 0, 'stack only: no switch test left');
+  assert.equal(count(stack, '__ps.S[0]=__pst;'), ORDINARY, 'stack only: every push inline');
+  assert.equal(count(stack, '__ps.S[0]=__pst-1;'), ORDINARY - 1, 'stack only: every pop inline');
+  assert.equal(count(bare, '__ps.S['), 0, 'no probes: no access to the stack');
+  assert.equal(count(bare, '__pst&&__ps.x('), 0, 'no probes: no exit call');
   // async functions and generators keep their probe calls in both
-  assert.equal(count(bare, '__ps.e('), count(code, '__ps.e('));
+  assert.equal(count(bare, '__ps.e('), count(code, '__ps.e(') - ORDINARY);
   const expected = await behaviour(await load(SOURCE));
   for (const build of [code, stack, bare])
     assert.deepEqual(await behaviour(await load(build)), expected);
@@ -64,7 +66,7 @@ test('the floor builds cut the logging tests, then the push and pops, and keep b
 test('text the floor patterns no longer match stops the bench instead of timing a half-cut build', () => {
   const { code } = instrument(SOURCE, { file: 'floor.js' });
   // one function's push written differently, as a change to the transform would
-  const changed = code.replace('__pst||__ps.z();', '');
+  const changed = code.replace('.o&&__ps.e(', '.o&&__ps.e2(');
   assert.throws(() => floorBuilds(changed), /the transform's text changed/);
   assert.throws(() => floorBuilds('function f() {}'), /the transform's text changed/);
 });

@@ -1,5 +1,5 @@
-// The transform's exits (no `try` around bodies: `return E` → `return __psv = (E), __pst < 0 ?
-// __psv : __ps.r(__psv, __pst)`, the body's end pops; a `catch`/`finally` repairs the depth, and
+// The transform's exits (no `try` around bodies: `return E` → `return __ps.r((E), __pst)`, the
+// body's end pops; a `catch`/`finally` repairs the depth, and
 // the probes' microtask reset drops what an uncaught exception left): values pass through
 // unchanged, exceptions exit, only a function's own returns are rewritten, a user's `finally`
 // after a return, and generators/async functions.
@@ -74,9 +74,9 @@ const returnForms = `(function forms() {
 test('every form of return passes its value through unchanged', async () => {
   const plain = vm.runInThisContext(returnForms);
   const out = instrument(returnForms, { file: 'forms.js' }).code;
-  assert.ok(out.includes('return  __psv=(a, a + 1),__pst<0?'), 'a comma expression in parentheses');
+  assert.ok(out.includes('return  __ps10_.r((a, a + 1),__pst)'), 'a comma expression in parentheses');
   assert.ok(
-    out.includes('return __psv=(void 0),__pst<0?__psv:__ps9_.r(__psv,__pst)\n'),
+    out.includes('return __ps10_.r((void 0),__pst)\n'),
     'return + newline: returns nothing',
   );
   const got = vm.runInThisContext(out);
@@ -143,8 +143,8 @@ test("a return exits only its own function's frame", async () => {
   const out = instrument(src, { file: 'nested.js' }).code;
   // an exit at the end of each block body (a, b, m, d, outer); one per return (a, b, m, outer)
   // and arrow expression body (c)
-  assert.equal(out.split(';if(__pst>=0){__pss[0]=__pst;').length - 1, 5);
-  assert.equal(out.split('__pst<0?__psv:__ps.r(__psv,__pst)').length - 1, 5);
+  assert.equal(out.split(';__pst&&__ps.x(__pst);').length - 1, 5);
+  assert.equal(out.split('__ps.r((').length - 1, 5);
   const m = await load(out);
   assert.deepEqual(m.outer(stackNames), [
     [['outer', 'a'], 2, 3, 4, undefined, ['outer']],
@@ -234,7 +234,7 @@ test('the log sampler takes a repeated exit (a throwing finally after a return) 
   assert.equal(P.S[0], 0);
 });
 
-test('ordinary functions push inline and pop inline at their end, returns call the probes only while the stack is kept; the same records with a logger', async () => {
+test('ordinary functions call the probes to push and pop only while the switch is on (a return calls the identity r); the same records with a logger', async () => {
   // A probe object of the file's own, whose calls are counted.
   const { m, Q } = await withOwnProbes(
     'inline',
@@ -243,15 +243,22 @@ test('ordinary functions push inline and pop inline at their end, returns call t
       'export async function later(x) { await null; return leaf(x); }',
   );
   assert.ok(Q && Q !== P, 'the file has its own probe object');
-  const calls = { e: 0, x: 0, r: 0, l: 0 };
+  const calls = { e: 0, x: 0, r: 0, k: 0 };
   for (const k of Object.keys(calls)) {
     const f = Q[k];
     Q[k] = (...a) => (calls[k]++, f(...a));
   }
+  Q.use(-1);
   assert.equal(m.mid(1), 4);
   assert.equal(m.catches(), 'caught');
-  // leaf, arrow, m, mid and catches return through `r`; the exception is repaired in the catch
-  assert.deepEqual(calls, { e: 0, x: 0, r: 5, l: 0 }, 'only the returns call a probe');
+  // leaf, arrow, m, mid and catches return through `r` (the identity: their depth is 0)
+  assert.deepEqual(calls, { e: 0, x: 0, r: 5, k: 0 }, 'switch off: only the returns call a probe');
+  assert.equal(Q.S[0], 0);
+  Q.use(1);
+  assert.equal(m.mid(1), 4);
+  assert.equal(m.catches(), 'caught');
+  // mid, m, arrow, leaf, catches and boom push; the exception is repaired in the catch
+  assert.deepEqual(calls, { e: 6, x: 0, r: 10, k: 1 }, 'switch on: every frame calls the probes');
   assert.equal(Q.S[0], 0);
   const id = (name) => Q.frames.findIndex((f) => f[0] === name);
   // A logger with a window of one record: called for every record, which it takes.
@@ -290,7 +297,8 @@ test('ordinary functions push inline and pop inline at their end, returns call t
     [~1, 1],
     [~0, 0],
   ]);
-  assert.ok(calls.e === 2 && calls.r === 12, 'async functions go through the probes');
+  // (later: its await pops through `x` and the resume pushes again)
+  assert.deepEqual(calls, { e: 15, x: 1, r: 17, k: 2 });
   assert.equal(Q.S[0], 0);
 });
 
