@@ -23,7 +23,7 @@ const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
 /**
  * Install the entry that `load()` returns and expose it as `globalThis.perfshim`. `keys`: the
  * entry's export names. The full entry's features: `profiler`, its Profiler class's maker
- * (getProfiler), and `memory`; perfshim/timeline has neither.
+ * (sharedProfilerClass), and `memory`; perfshim/timeline has neither.
  */
 export function installClassic(load, keys, { profiler = null, memory = false } = {}) {
   const script = typeof document !== 'undefined' ? document.currentScript : null;
@@ -55,7 +55,7 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
       configurable: true,
     });
   if (profiler && !done.features.has('profiler')) {
-    // (the entry takes the same class: getProfiler makes it once)
+    // (the entry takes the same class: sharedProfilerClass makes it once)
     defineValue(g, 'Profiler', profiler(), false);
     done.features.add('profiler');
   }
