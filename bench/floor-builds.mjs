@@ -3,7 +3,7 @@
 //   stack: the stack kept on every call, switch or not (the push inline, the pop at the body's
 //          end inline, the returns' pops the probes' `r`, no logger): what any always-on
 //          shadow stack costs.
-//   bare:  no probes at all: the transform's code shape alone (`__ps.r((E), 0)` at each
+//   bare:  no probes at all: the transform's code shape alone (`__psr((E), 0)` at each
 //          return, the identity; the header).
 // (The stack build reads the stack without running the header first in a top-level declaration
 // that an ES module cycle calls early; marked has no cycle.)

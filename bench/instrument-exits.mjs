@@ -5,14 +5,12 @@
 // timed in interleaved rounds (every variant in every position in turn), medians with the
 // rounds' 25th–75th percentile:
 //   plain        the source as it is
-//   inline       the transform's output, switch off (no profiler: the probes keep no stack)
-//   inline/on    the same with the switch on (the stack kept, as while a profiler runs, minus
-//                the logger's calls)
-//   always-on    the push and the pop on every call, switch or not
-//                (what the stack costs where no profiler runs)
-//   always-on/no log      the same without the two logging tests (what the tests' bytes cost)
-//   always-on/depth only  also without the frame id's store: the depth's load and stores (what
-//                the stack's memory traffic costs)
+//   off          the transform's output, switch off (no profiler: the probes keep no stack; a
+//                return calls the identity `__psr((E), 0)`)
+//   off/no call  the same with each return written `__psv = (E), __pst ? __psr(__psv, __pst) :
+//                __psv` (no call while the switch is off; a local more, and more bytes)
+//   on           the transform's output with the switch on (the stack kept through the probes'
+//                calls, as while a profiler runs, minus the logger's calls)
 //   node bench/instrument-exits.mjs [--engines=node,chromium,firefox,webkit] [--rounds=N]
 //     [--n=N]  N: iterations per timed loop (default 200,000 = 1e6 instrumented calls; Firefox's
 //              and WebKit's unisolated clocks step by 1 ms, so 2,000,000 gives 0.1 ns steps)
@@ -35,35 +33,19 @@ export function loop(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + mid(i)
 const out = instrument(src, { file: 'exits.js' }).code;
 // The switch on for the module's own probes (its header has run: `__ps` is set).
 const on = (code) => `${code}\n__ps.use(1);`;
-// The stack on every call: the gates opened.
-// (every function here is a top-level declaration: its switch test also runs the header if an
-// ES module cycle called it first)
-const GATE_IN = /let __pst=-1,__psv;if\(\(__pso\|\|__psh_\w+\(\)\)\.o\)\{/g;
-const alwaysOn = out
-  .replace(GATE_IN, 'let __pst,__psv;{')
-  .replaceAll('if(__pst>=0){', '{')
-  .replaceAll('__pst<0?__psv:__ps.r(__psv,__pst)', '__ps.r(__psv,__pst)');
-// The inline form's logging test (the log window: glue/instrument/probes.js).
-const LOG = /if\(__pss\[1\]&&[^;]*\)__ps\.l\(__pst\);/g;
-const noLog = alwaysOn.replace(LOG, '');
-const depthOnly = noLog.replace(/__pss\[__pst\+258\]=[^;]+;/g, '');
-if (
-  out.includes('try{') ||
-  !out.match(GATE_IN) ||
-  alwaysOn.includes('.o)') ||
-  alwaysOn.includes('__pst>=0') ||
-  noLog.includes('__ps.l(') ||
-  depthOnly.includes('+258]=')
-)
+// (the returns here hold no `),__pst)` of their own)
+const RET = /__psr\(\((.*?)\),__pst\)/g;
+const noCall = out
+  .replace(RET, '(__psv=($1),__pst?__psr(__psv,__pst):__psv)')
+  .replaceAll('let __pst=', 'let __psv,__pst=');
+if (out.includes('try{') || (out.match(RET) || []).length !== 4 || noCall.includes('__psr(('))
   throw new Error('the transform emits another form: update this bench');
 const own = (code, name) => code.replaceAll(PROBES_KEY, `${PROBES_KEY}.bench.${name}`);
 const variants = {
   plain: src,
-  inline: own(out, 'inline'),
-  'inline/on': own(on(out), 'inline-on'),
-  'always-on': own(alwaysOn, 'always-on'),
-  'always-on/no log': own(noLog, 'always-on-no-log'),
-  'always-on/depth only': own(depthOnly, 'always-on-depth-only'),
+  off: own(out, 'off'),
+  'off/no call': own(noCall, 'off-no-call'),
+  on: own(on(out), 'on'),
 };
 
 /** ns per instrumented call for each module in `mods` (runs where the modules are). */

@@ -12,8 +12,9 @@
 // (the log sampler keeps it: glue/instrument/source.js). `frames` is the frame table: [name,
 // url, line, column] per frame id, registered once per script by `reg(urls, names, at)`
 // (names: one per frame; at: a string of comma-separated numbers, per frame the index into urls
-// when there are several, the line as a difference from the frame before's, and the column: a
-// smaller text than the numbers as an array, read once).
+// when there are several, the line as a difference from the frame before's, and the column,
+// as a difference from the frame before's too when the line is the same (a minified line holds
+// many functions): a smaller text than the numbers as an array, read once).
 //
 // The switch: the stack is kept only while a profiler runs (`use(+1)` when a session starts,
 // `use(-1)` when it ends; the instrumentation source calls them). The switch is one object of
@@ -124,10 +125,13 @@ export function createProbes() {
       const base = P.frames.length;
       const n = at.split(',');
       const w = urls.length > 1 ? 3 : 2;
-      let line = 0;
+      let line = 0,
+        col = 0;
       for (let i = 0; i < names.length; i++) {
-        line += +n[i * w + w - 2];
-        P.frames.push([names[i], urls[w > 2 ? +n[i * w] : 0], line, +n[i * w + w - 1]]);
+        const d = +n[i * w + w - 2];
+        line += d;
+        col = (d === 0 ? col : 0) + +n[i * w + w - 1];
+        P.frames.push([names[i], urls[w > 2 ? +n[i * w] : 0], line, col]);
       }
       return base;
     },
@@ -164,32 +168,22 @@ export function createProbes() {
       return v;
     },
   };
-  // The probes' logger call site sees two functions before any other use, so V8 never inlines a
-  // logger into the probes (and with them into every instrumented function, profiled or not,
-  // where an inlined logger made calls ~1.5 ns slower): a plain call behind the cursor. Each
-  // warm-up logger keeps a window of one record.
+  // The logger's call site (in `rec`) sees two functions before any other use, so V8 never
+  // inlines a logger into the probes (where an inlined logger made calls ~1.5 ns slower): a
+  // plain call behind the cursor. Only `rec` is warmed: a push or a pop warmed as well (with
+  // calls of `e`, `x` and `r` here, until probes.10) gives V8 feedback for the pop in `r`, which
+  // every return calls while no profiler runs, and made that call ~1 ns slower (bench/
+  // instrument-exits.mjs, Node).
   const idle = L;
-  C.o = 1;
-  for (const f of [
-    () => {
-      S[1] = 257;
-    },
-    () => {
-      S[1] = 257;
-    },
-  ]) {
+  for (const f of [() => {}, () => {}]) {
     L = f;
-    S[1] = 257;
-    S[2] = 1;
     for (let i = 0; i < 32; i++) {
-      P.x(P.e(0));
-      P.r(i, P.e(0));
+      S[1] = 257;
+      rec(0, 1);
     }
   }
   L = idle;
-  C.o = 0;
   S[1] = 0;
-  S[2] = 0;
   return P;
 }
 

@@ -53,10 +53,10 @@ test('instruments a file: runnable output, frames, a linked source map into the 
   );
   const map = new TraceMap(readFileSync(`${out}.map`, 'utf8'));
   const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.includes('return  __ps.r((x * 2'));
+  const at = lines.findIndex((l) => l.includes('return  __psr((x * 2'));
   const back = originalPositionFor(map, {
     line: at + 1,
-    column: lines[at].indexOf('return  __ps.r(('),
+    column: lines[at].indexOf('return  __psr(('),
   });
   assert.deepEqual([back.source, back.line, back.column], ['twice.ts', 2, 2]);
 });

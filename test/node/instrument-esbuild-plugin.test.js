@@ -48,10 +48,10 @@ test('esbuild + the plugin: an instrumented bundle that runs and maps back to it
     'main@app/main.js:2:21',
   ]);
   // esbuild composed the plugin's map with its own: `light(n)` of `return light(n) * 2` (now
-  // `return __ps.r(light(n) * 2, __pst)`) maps into work.js.
+  // `return __psr(light(n) * 2, __pst)`) maps into work.js.
   const map = new TraceMap(readFileSync(`${outfile}.map`, 'utf8'));
   const lines = code.split('\n');
-  const at = lines.findIndex((l) => /__ps\d*\.r\(light\(n\) \* 2/.test(l));
+  const at = lines.findIndex((l) => /__psr\d*\(light\(n\) \* 2/.test(l));
   const back = originalPositionFor(map, {
     line: at + 1,
     column: lines[at].indexOf('light(n)'),
