@@ -168,22 +168,8 @@ export function createProbes() {
       return v;
     },
   };
-  // The logger's call site (in `rec`) sees two functions before any other use, so V8 never
-  // inlines a logger into the probes (where an inlined logger made calls ~1.5 ns slower): a
-  // plain call behind the cursor. Only `rec` is warmed: a push or a pop warmed as well (with
-  // calls of `e`, `x` and `r` here, until probes.10) gives V8 feedback for the pop in `r`, which
-  // every return calls while no profiler runs, and made that call ~1 ns slower (bench/
-  // instrument-exits.mjs, Node).
-  const idle = L;
-  for (const f of [() => {}, () => {}]) {
-    L = f;
-    for (let i = 0; i < 32; i++) {
-      S[1] = 257;
-      rec(0, 1);
-    }
-  }
-  L = idle;
-  S[1] = 0;
+  // (The logger's call site is warmed up by the log sampler before its first logger:
+  // warmLogger in glue/instrument/source.js.)
   return P;
 }
 

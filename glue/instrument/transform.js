@@ -612,9 +612,16 @@ export function instrument(
     // unless a function of the file ran first.
     header =
       `${MARKER}${imported ? `import{getProbes as ${N.g}}from${JSON.stringify(runtime)};` : ''}` +
-      `var ${N.o},${PS},${R},${base};function ${init}(){` +
-      `${PS}=${probes};${base}=${PS}.reg(${table});` +
-      `${R}=${PS}.r;${always}return ${N.o}=${PS}.C}${base}===void 0&&${init}();`;
+      `var ${N.o},${PS},${R},${base};${base}===void 0&&${init}();`;
+    // (`init`'s text after the last statement, before a trailing comment such as a source
+    // map's: hoisted, it runs from the header all the same, and its frame table sits after the
+    // code whose names it repeats, for gzip to find; the `;`: the statement may end by ASI)
+    s.appendLeft(
+      ast.body[ast.body.length - 1].end,
+      `;function ${init}(){` +
+        `${PS}=${probes};${base}=${PS}.reg(${table});` +
+        `${R}=${PS}.r;${always}return ${N.o}=${PS}.C}`,
+    );
   } else {
     // A classic script (or a file that may be loaded as one): nothing enumerable on the global
     // object (for-in, Object.keys: mocha's --check-leaks, sandboxes), so the bindings are
