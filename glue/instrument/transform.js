@@ -527,11 +527,15 @@ export function instrument(
       // reached only when it completed normally, repairs again.
       if (node.type === 'TryStatement' && node.finalizer) {
         // (in braces: the statement may be an `if`'s branch or a loop's body)
-        s.appendRight(node.finalizer.start + 1, repair(f));
-        s.prependLeft(
-          node.finalizer.end - 1,
-          f.inline ? `;${T}&&${PS}.x(${T});` : `;${T}=${PS}.x(${T});`,
-        );
+        const exit = f.inline ? `;${T}&&${PS}.x(${T});` : `;${T}=${PS}.x(${T});`;
+        // (an empty `finally {}`: one insertion, the repair first; two at the same position
+        // would put the exit first, and a return's frame would stay on the stack)
+        if (node.finalizer.body.length === 0)
+          s.appendRight(node.finalizer.start + 1, repair(f) + exit);
+        else {
+          s.appendRight(node.finalizer.start + 1, repair(f));
+          s.prependLeft(node.finalizer.end - 1, exit);
+        }
         s.appendRight(node.start, '{');
         s.prependLeft(node.end, `;${repair(f)}}`);
       }

@@ -173,6 +173,23 @@ test("a user's finally after a return runs inside the frame; a throwing one exit
   assert.equal(P.S[0], 0);
 });
 
+test('a return through an empty finally exits its frame (ordinary functions and generators)', async () => {
+  const m = await load(
+    instrument(
+      'export function f() { try { return 1; } finally {} }\n' +
+        'export function* g() { try { return 2; } finally {} }\n' +
+        'export async function h() { try { return 3; } finally {} }',
+      { file: 'empty-finally.js' },
+    ).code,
+  );
+  assert.equal(m.f(), 1);
+  assert.equal(P.S[0], 0, 'f');
+  assert.deepEqual([...m.g()], []);
+  assert.equal(P.S[0], 0, 'g');
+  assert.equal(await m.h(), 3);
+  assert.equal(P.S[0], 0, 'h');
+});
+
 test('generators and async functions: returns, gen.return() and an awaiting finally exit', async () => {
   const m = await load(
     instrument(
