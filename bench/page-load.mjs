@@ -8,9 +8,10 @@
 // comment makes every run's text unique (no engine's in-memory compilation cache). The page is
 // cross-origin isolated (the finest performance.now() in every engine). Prints, per engine, the
 // median over the empty script's median, the fastest run (a loaded machine moves the median,
-// not the floor), and what was deferred: the first mark() (the eager core decoded, compiled
-// and instantiated) and the first exporter call (the profiler/export core). Then the eager
-// bytes of every entry. `--base=<rev>` adds the scripts committed at <rev> (before/after).
+// not the floor), where it went (the script's compile: until its first statement runs; its run:
+// evaluation and install, from its first statement to its last), and what was deferred: the
+// first mark() (the eager core decoded, compiled and instantiated) and the first exporter call
+// (the profiler/export core). Then the eager bytes of every entry. `--base=<rev>` adds the scripts committed at <rev> (before/after).
 //   node bench/page-load.mjs [--rounds=15] [--base=HEAD~3] [--also=build/x.auto.js,...]
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -44,10 +45,12 @@ for (const path of arg('also', '').split(',').filter(Boolean))
 const RUNNER = `<script>
 const text = document.getElementById('src').textContent;
 const s = document.createElement('script');
-s.textContent = text + '\\n//' + Math.random();
+// (the first and last statements stamp the clock: compile before the first, run between them)
+s.textContent = 'self.__pl=[performance.now()];' + text + '\\n;__pl.push(performance.now())//' + Math.random();
 const t0 = performance.now();
 document.head.appendChild(s);
 const t1 = performance.now();
+const [ran, end] = self.__pl;
 const p = globalThis.perfshim;
 let mark = NaN, exporter = NaN;
 if (p) {
@@ -57,7 +60,7 @@ if (p) {
   mark = t2 - t1;
   exporter = p.toCpuProfile ? performance.now() - t2 : NaN;
 }
-window.result = { load: t1 - t0, mark, exporter, installed: !text || !!p };
+window.result = { load: t1 - t0, compile: ran - t0, run: end - ran, mark, exporter, installed: !text || !!p };
 </script>`;
 const page = (text) => `<!doctype html><script type=text/plain id=src>${text}</script>${RUNNER}`;
 const slug = (i) => `/page-load-${i}.html`;
@@ -94,6 +97,7 @@ try {
       }
     }
     const empty = median(runs[0].map((r) => r.load));
+    const emptyCompile = median(runs[0].map((r) => r.compile));
     console.log(
       `\nPage load, ${engine} ${browser.version}: eval + install of the inlined script, over an empty script (${ms(empty)} ms); median of ${ROUNDS} fresh pages, interleaved`,
     );
@@ -105,6 +109,9 @@ try {
           'eval + install (ms)': ms(median(rs.map((r) => r.load)) - empty),
           'fastest (ms)': ms(Math.min(...rs.map((r) => r.load)) - empty),
           goal: `≤ ${v.goal}`,
+          // (medians of their own: they need not add up to the total's)
+          'compile (ms)': ms(median(rs.map((r) => r.compile)) - emptyCompile),
+          'run (ms)': ms(median(rs.map((r) => r.run))),
           'first mark() (ms)': ms(median(rs.map((r) => r.mark))),
           'first exporter call (ms)': ms(median(rs.map((r) => r.exporter))),
         };

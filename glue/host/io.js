@@ -17,10 +17,16 @@
 import { PS_E_NOMEM, PS_EXCHANGE_MAX } from './abi.js';
 import { statusError } from './errors.js';
 
-// (Pure: a bundle without the transfers drops them.)
-const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const loose = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
-const latin1 = /* @__PURE__ */ new TextDecoder('latin1');
+// The decoders, made on first use (loading perfshim makes none: a page that never profiles
+// does not pay for them).
+let decoders = null;
+const decoder = () =>
+  decoders ||
+  (decoders = {
+    utf8: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }),
+    loose: new TextDecoder('utf-8', { ignoreBOM: true }),
+    latin1: new TextDecoder('latin1'),
+  });
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /** The string of WTF-8 bytes b[start, end). Valid UTF-8 (the common case) is decoded natively;
@@ -28,6 +34,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
  *  pieces between them are UTF-8 (bytes that are not become U+FFFD, as the Encoding Standard
  *  decodes). */
 export function decode(b, start, end) {
+  const { utf8, loose } = decoder();
   try {
     return utf8.decode(b.subarray(start, end));
   } catch {}
@@ -157,7 +164,7 @@ export function withTransfers(io) {
         lens = io.results();
       const list = new Array(n);
       try {
-        const all = len ? latin1.decode(b.subarray(ptr, ptr + len)) : '';
+        const all = len ? decoder().latin1.decode(b.subarray(ptr, ptr + len)) : '';
         const ascii = !NON_ASCII.test(all);
         for (let i = 0, at = 0; i < n; i++) {
           const l = w[lens + i];
