@@ -19,6 +19,9 @@ const g = globalThis;
 const INSTALLED = Symbol.for('perfshim.installed'); // install.js's record of what is installed
 const REALM = Symbol.for('perfshim.realm');
 const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
+// Marks a Measure Memory forwarder (of any copy of this script: the first to load its entry
+// replaces them all).
+const FORWARDER = Symbol.for('perfshim.memoryForwarder');
 
 /**
  * Install the entry that `load()` returns and expose it as `globalThis.perfshim`. `keys`: the
@@ -36,7 +39,6 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
   }
   const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
   const perfshim = {};
-  const forwarded = []; // the Measure Memory methods that forward to the entry until it loads
   let entry = null;
   const loadEntry = () => {
     if (entry) return entry;
@@ -44,8 +46,9 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
     for (const key of keys)
       Object.defineProperty(perfshim, key, { value: entry[key], enumerable: true });
     const realm = g[REALM];
-    for (const key of forwarded) defineValue(nativeHome, key, realm.methods[key], true);
-    if (forwarded.length) realm.acceptHost(); // the host's performance is a `this` of its methods
+    const replaced = MEMORY_METHODS.filter((key) => nativeHome[key]?.[FORWARDER]);
+    for (const key of replaced) defineValue(nativeHome, key, realm.methods[key], true);
+    if (replaced.length) realm.acceptHost(); // the host's performance is a `this` of its methods
     return entry;
   };
   for (const key of keys)
@@ -69,15 +72,15 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
           return nativeHome[key].apply(this, arguments);
         },
       };
+      Object.defineProperty(forward, FORWARDER, { value: true });
       defineValue(
         nativeHome,
         key,
         key === MEMORY_METHODS[0] ? markMeasure(forward) : forward,
         true,
       );
-      forwarded.push(key);
+      done.features.add('memory');
     }
-    if (forwarded.length) done.features.add('memory');
   }
   g.perfshim = perfshim;
 }

@@ -198,11 +198,10 @@ export function makeProfilerClass(core, sourcesOf) {
   return Profiler;
 }
 
-let shared;
-/** The Profiler class of this copy of perfshim: `make()` makes it on the first call, and every
- *  later call returns that one (the realm's, whoever asks first: glue/classic.js at load, or
- *  profiler.js's getProfiler). */
+const SHARED = Symbol.for('perfshim.Profiler.class');
+/** The realm's Profiler class: `make()` makes it on the first call, and every later call (from
+ *  any copy of perfshim in this JavaScript realm, as there is one realm object: index.js) returns
+ *  that one: glue/classic.js makes it at load, or profiler.js's getProfiler. */
 export function sharedProfilerClass(make) {
-  if (!shared) shared = make();
-  return shared;
+  return globalThis[SHARED] || (globalThis[SHARED] = make());
 }

@@ -107,3 +107,20 @@ test('a measureUserAgentSpecificMemory forwarder called first loads the entry an
     delete home.measureMemory;
   }
 });
+
+test('the classic script loaded twice: one Profiler, one realm, whichever copy loads first', () => {
+  const ctx = load('dist/perfshim.auto.js');
+  const Profiler = ctx.Profiler;
+  vm.runInContext(readFileSync(`${root}dist/perfshim.auto.js`, 'utf8'), ctx);
+  assert.equal(ctx.Profiler, Profiler, 'the second copy replaced the global Profiler');
+  // The second copy's entry loads first, then the first copy's (kept from before the reload).
+  assert.equal(ctx.perfshim.Profiler, Profiler);
+  assert.equal(realmOf(ctx).Profiler, Profiler);
+  const home = Object.getPrototypeOf(ctx.performance);
+  assert.equal(
+    home.measureUserAgentSpecificMemory,
+    realmOf(ctx).methods.measureUserAgentSpecificMemory,
+  );
+  delete home.measureUserAgentSpecificMemory;
+  delete home.measureMemory;
+});
