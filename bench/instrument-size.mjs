@@ -15,16 +15,14 @@ import {
   rmSync,
   symlinkSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import jsx from '@babel/plugin-transform-react-jsx';
+import { babelOptions, jsxRules } from '../test/node/fixtures/preact-app-build.mjs';
 import { minify } from 'terser';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const require = createRequire(import.meta.url);
 const arg = (name) =>
   (process.argv.find((a) => a.startsWith(`--${name}=`)) || '').slice(name.length + 3);
 const baseline = arg('baseline') ? resolve(arg('baseline')) : '';
@@ -33,11 +31,6 @@ const app = join(work, 'app');
 cpSync(join(ROOT, 'test/node/fixtures/preact-app'), app, { recursive: true });
 mkdirSync(join(app, 'node_modules'));
 symlinkSync(join(ROOT, 'node_modules/preact'), join(app, 'node_modules/preact'));
-const babelOptions = {
-  babelrc: false,
-  configFile: false,
-  plugins: [[jsx, { pragma: 'h', pragmaFrag: 'Fragment' }]],
-};
 
 /** Raw and gzipped bytes of the .js/.mjs files under dir. */
 function sizeOf(dir) {
@@ -120,15 +113,7 @@ const builders = {
           entry: './src/main.jsx',
           output: { path: dir, filename: 'bundle.js' },
           resolve: { extensions: ['.js', '.jsx'] },
-          module: {
-            rules: [
-              {
-                test: /\.jsx?$/,
-                exclude: /node_modules/,
-                use: { loader: require.resolve('babel-loader'), options: babelOptions },
-              },
-            ],
-          },
+          module: { rules: jsxRules() },
           plugins: plugin ? [plugin.webpackPlugin(plugin.options)] : [],
         },
         (err, s) => (err || s.hasErrors() ? fail(err || s.toString()) : ok()),

@@ -17,17 +17,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import jsx from '@babel/plugin-transform-react-jsx';
+import { babelOptions, jsxRules } from '../node/fixtures/preact-app-build.mjs';
 import { serve, launchEngine, forEachEngine, withCollector, ROOT } from './harness.js';
 import { vitePlugin, webpackPlugin } from '../../glue/instrument/index.js';
 
-const require = createRequire(import.meta.url);
-const babelOptions = {
-  babelrc: false,
-  configFile: false,
-  plugins: [[jsx, { pragma: 'h', pragmaFrag: 'Fragment' }]],
-};
 const variant = { sampleRate: 0, before: ['/dist/perfshim.auto.js'] };
 
 async function buildVite(app, outDir) {
@@ -59,15 +52,7 @@ async function buildWebpack(app, path) {
         output: { path, filename: '[name].[contenthash].js' },
         optimization: { runtimeChunk: 'single' },
         resolve: { extensions: ['.js', '.jsx'] },
-        module: {
-          rules: [
-            {
-              test: /\.jsx?$/,
-              exclude: /node_modules/,
-              use: { loader: require.resolve('babel-loader'), options: babelOptions },
-            },
-          ],
-        },
+        module: { rules: jsxRules() },
         plugins: [webpackPlugin({ variant })],
       },
       (err, s) => (err ? reject(err) : resolve(s)),

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runInThisContext } from 'node:vm';
-import { createRequire } from 'node:module';
 import * as babel from '@babel/core';
-import jsx from '@babel/plugin-transform-react-jsx';
+import { babelOptions, jsxRules } from './fixtures/preact-app-build.mjs';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import {
   esbuildPlugin,
@@ -22,15 +21,9 @@ import {
 } from '../../glue/instrument/index.js';
 import { getProbes } from '../../glue/instrument/probes.js';
 
-const require = createRequire(import.meta.url);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/preact-app/', import.meta.url));
 let app, out;
-const babelOptions = {
-  babelrc: false,
-  configFile: false,
-  plugins: [[jsx, { pragma: 'h', pragmaFrag: 'Fragment' }]],
-};
 
 before(() => {
   const dir = mkdtempSync(join(tmpdir(), 'perfshim-real-builds-'));
@@ -215,15 +208,7 @@ test('webpack 5 + babel-loader (JSX), then the plugin (a post loader)', async ()
         devtool: 'source-map',
         output: { path, filename: 'bundle.js' },
         resolve: { extensions: ['.js', '.jsx'] },
-        module: {
-          rules: [
-            {
-              test: /\.jsx?$/,
-              exclude: /node_modules/,
-              use: { loader: require.resolve('babel-loader'), options: babelOptions },
-            },
-          ],
-        },
+        module: { rules: jsxRules() },
         plugins: [webpackPlugin()],
       },
       (err, s) => (err ? reject(err) : resolve(s)),

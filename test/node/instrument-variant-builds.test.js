@@ -16,12 +16,11 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
-import jsx from '@babel/plugin-transform-react-jsx';
+import { babelOptions, jsxRules } from './fixtures/preact-app-build.mjs';
 import {
   esbuildPlugin,
   rollupPlugin,
@@ -30,14 +29,8 @@ import {
   loaderText,
 } from '../../glue/instrument/index.js';
 
-const require = createRequire(import.meta.url);
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/preact-app/', import.meta.url));
-const babelOptions = {
-  babelrc: false,
-  configFile: false,
-  plugins: [[jsx, { pragma: 'h', pragmaFrag: 'Fragment' }]],
-};
 let app, out;
 before(() => {
   const dir = mkdtempSync(join(tmpdir(), 'perfshim-variant-'));
@@ -204,15 +197,7 @@ const webpackOptions = (context, path, extra = {}) => ({
   output: { path, filename: '[name].[contenthash].js', clean: true },
   optimization: { runtimeChunk: 'single' },
   resolve: { extensions: ['.js', '.jsx'] },
-  module: {
-    rules: [
-      {
-        test: /\.jsx?$/,
-        exclude: /node_modules/,
-        use: { loader: require.resolve('babel-loader'), options: babelOptions },
-      },
-    ],
-  },
+  module: { rules: jsxRules() },
   plugins: [webpackPlugin({ variant: { sampleRate: 0.05 } })],
   ...extra,
 });
