@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { babelOptions, jsxRules } from '../test/node/fixtures/preact-app-build.mjs';
+import { jsxRules, rollupBabelOptions } from '../test/node/fixtures/preact-app-build.mjs';
 import { minify } from 'terser';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -68,7 +68,7 @@ const builders = {
       input: join(app, 'src/main.jsx'),
       plugins: [
         nodeResolve({ extensions: ['.js', '.jsx'] }),
-        babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
+        babelPlugin(rollupBabelOptions),
         ...(plugin ? [plugin.rollupPlugin(plugin.options)] : []),
         terser,
       ],
@@ -84,7 +84,7 @@ const builders = {
       logLevel: 'silent',
       oxc: false,
       plugins: [
-        babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
+        babelPlugin(rollupBabelOptions),
         ...(plugin ? [plugin.vitePlugin(plugin.options)] : []),
       ],
       build: { outDir: dir, modulePreload: { polyfill: false } },

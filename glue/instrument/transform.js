@@ -409,11 +409,7 @@ export function instrument(
     // there, and functions whose own body has a `with`, get no probes (their time is their
     // caller's).
     if (withDepth > 0 || hasWith(node.body)) {
-      fnStack.push(null);
-      anc.push(node);
-      children(node, walk);
-      anc.pop();
-      fnStack.pop();
+      walkOutsideFrames(node);
       return;
     }
     const index = frameOf(node);
@@ -510,6 +506,15 @@ export function instrument(
     }
   }
 
+  /** Walk `node`'s children as code of no instrumented function (no frame to push or pop). */
+  function walkOutsideFrames(node) {
+    fnStack.push(null);
+    anc.push(node);
+    children(node, walk);
+    anc.pop();
+    fnStack.pop();
+  }
+
   let withDepth = 0;
   function walk(node) {
     if (FUNCTION.has(node.type)) return fn(node);
@@ -543,11 +548,7 @@ export function instrument(
     }
     if (node.type === 'ClassBody') {
       // Field initializers and static blocks are not the enclosing function's activation.
-      fnStack.push(null);
-      anc.push(node);
-      children(node, walk);
-      anc.pop();
-      fnStack.pop();
+      walkOutsideFrames(node);
       return;
     }
     if (node.type === 'WithStatement') withDepth++;

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { babelOptions, jsxRules } from '../node/fixtures/preact-app-build.mjs';
+import { jsxRules, rollupBabelOptions } from '../node/fixtures/preact-app-build.mjs';
 import { serve, launchEngine, forEachEngine, withCollector, ROOT } from './harness.js';
 import { vitePlugin, webpackPlugin } from '../../glue/instrument/index.js';
 
@@ -32,10 +32,7 @@ async function buildVite(app, outDir) {
     configFile: false,
     logLevel: 'silent',
     oxc: false,
-    plugins: [
-      babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
-      vitePlugin({ variant }),
-    ],
+    plugins: [babelPlugin(rollupBabelOptions), vitePlugin({ variant })],
     build: { outDir, modulePreload: { polyfill: false } },
   });
 }

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runInThisContext } from 'node:vm';
 import * as babel from '@babel/core';
-import { babelOptions, jsxRules } from './fixtures/preact-app-build.mjs';
+import { babelOptions, jsxRules, rollupBabelOptions } from './fixtures/preact-app-build.mjs';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import {
   esbuildPlugin,
@@ -117,7 +117,7 @@ for (const [name, pkg] of [
       input: join(app, 'src/main.jsx'),
       plugins: [
         nodeResolve({ extensions: ['.js', '.jsx'] }),
-        babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
+        babelPlugin(rollupBabelOptions),
         rollupPlugin({ url, dependencies: ['preact'] }),
       ],
     });
@@ -142,10 +142,7 @@ test('Vite + @rollup/plugin-babel (JSX), the plugin with its default url (the se
     configFile: false,
     logLevel: 'silent',
     oxc: false,
-    plugins: [
-      babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
-      vitePlugin(),
-    ],
+    plugins: [babelPlugin(rollupBabelOptions), vitePlugin()],
     build: { outDir, sourcemap: true, modulePreload: { polyfill: false } },
   });
   const chunk = [result].flat()[0].output.find((o) => o.type === 'chunk');

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
-import { babelOptions, jsxRules } from './fixtures/preact-app-build.mjs';
+import { jsxRules, rollupBabelOptions } from './fixtures/preact-app-build.mjs';
 import {
   esbuildPlugin,
   rollupPlugin,
@@ -156,7 +156,7 @@ test('Rollup: the plain build, profiling/ and a loader per entry', async () => {
     input: join(app, 'src/main.jsx'),
     plugins: [
       nodeResolve({ extensions: ['.js', '.jsx'] }),
-      babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
+      babelPlugin(rollupBabelOptions),
       rollupPlugin({ variant: true }),
     ],
   });
@@ -176,7 +176,7 @@ test("Vite: index.html loads the loader; the entry's variant under profiling/", 
     logLevel: 'silent',
     oxc: false,
     plugins: [
-      babelPlugin({ ...babelOptions, babelHelpers: 'bundled', extensions: ['.js', '.jsx'] }),
+      babelPlugin(rollupBabelOptions),
       vitePlugin({ variant: { sampleRate: 0.01, before: ['/perfshim.auto.js'] } }),
     ],
     build: { outDir, modulePreload: { polyfill: false } },
