@@ -12,6 +12,7 @@
 // the entry on their first read, then become its values. Anywhere else, or with `data-force`
 // on the script tag (or globalThis.PERFSHIM = { force: true }), the entry is loaded at once and
 // installs as the module entries do.
+import { domException } from './host/errors.js';
 import { markMeasure, nativeHome, timelineShortfalls } from './host/host.js';
 import { defineValue } from './host/webidl.js';
 
@@ -68,7 +69,11 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
       // A method, as WebIDL operations are (no prototype, not a constructor), named `key`.
       const { [key]: forward } = {
         [key]() {
-          loadEntry();
+          try {
+            loadEntry();
+          } catch (e) {
+            return Promise.reject(e); // (a promise-returning operation rejects)
+          }
           return nativeHome[key].apply(this, arguments);
         },
       };
@@ -83,6 +88,100 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
     }
   }
   g.perfshim = perfshim;
+}
+
+// Where the first-use code puts itself when it runs as an inline script (tools/build-dist.mjs
+// gives the CSP hash of exactly this text followed by the code on the script's second line).
+const FIRST_USE = 'globalThis[Symbol.for("perfshim.firstUse")]=';
+const SLOT = Symbol.for('perfshim.firstUse');
+
+/**
+ * The classic script's first-use code: the modules only a first use needs (the entry's realm,
+ * the exporters, the Profiler's sources, Measure Memory), which the build bundles on their own
+ * and embeds as `text`, the source of a function of one parameter: the namespaces of the modules
+ * that both halves use, `shared`, so that each stays one instance. Firefox compiles every
+ * function in a script at load, whether it runs or not (issue 25: 4.5–6 ms of the full script);
+ * a string costs it a scan. Returns a function that compiles and runs the code on its first
+ * call and returns its exports from then on.
+ *
+ * Compiled by an (indirect) eval; where the page's Content-Security-Policy refuses that (no
+ * 'unsafe-eval'), as an inline script carrying this script's nonce (tried first when it has
+ * one: the page has a nonce policy, which seldom allows eval), which a policy also allows by
+ * the hash on the script's second line. Where the host has Trusted Types, the code is a
+ * TrustedScript of a policy named "perfshim". Where nothing is allowed, every first use throws
+ * the same NotAllowedError, which says so (the page's policy is asked once: one report).
+ */
+export function firstUseModules(text, shared) {
+  const script = typeof document !== 'undefined' ? document.currentScript : null;
+  const nonce = (script && script.nonce) || '';
+  let exports = null;
+  let refused = null;
+  return () => {
+    if (exports) return exports;
+    if (refused) throw refused;
+    let make;
+    try {
+      make = compileFirstUse(text, nonce);
+    } catch (e) {
+      throw (refused = e);
+    }
+    exports = make(shared);
+    return exports;
+  };
+}
+
+function compileFirstUse(text, nonce) {
+  // Through perfshim's Trusted Types policy where the host has Trusted Types (a page that
+  // requires them refuses a string; one that does not takes the TrustedScript as its text).
+  const policy = trustedPolicy();
+  const trusted = (code) => (policy ? policy.createScript(code) : code);
+  const asEval = () => {
+    try {
+      // (an indirect eval, in the global scope: Chromium's Function() takes no TrustedScript)
+      // (no sourceURL: Chromium's Profiler leaves a script without a URL out of its traces, as
+      // it leaves out perfshim's own script, ownScripts(); with one, its frames show unnamed)
+      // biome-ignore lint/security/noGlobalEval: perfshim's own code, built into this script
+      return (0, eval)(trusted(`(${text})`));
+    } catch {
+      return null; // (refused: an EvalError)
+    }
+  };
+  const asScript = () => {
+    if (typeof document === 'undefined' || typeof document.createElement !== 'function')
+      return null;
+    try {
+      const s = document.createElement('script');
+      if (nonce) s.nonce = nonce;
+      s.text = trusted(FIRST_USE + text);
+      (document.head || document.documentElement).appendChild(s);
+      s.remove();
+    } catch {
+      return null;
+    }
+    const made = g[SLOT];
+    delete g[SLOT];
+    return typeof made === 'function' ? made : null;
+  };
+  const made = nonce ? asScript() || asEval() : asEval() || asScript();
+  if (made) return made;
+  throw domException(
+    'NotAllowedError',
+    "perfshim: this page's Content-Security-Policy refuses the code perfshim compiles on first " +
+      "use: allow 'unsafe-eval', give perfshim's script tag the page's nonce, or allow the hash " +
+      "on the script's second line (README: Content-Security-Policy)",
+  );
+}
+
+let policy;
+function trustedPolicy() {
+  if (policy === undefined)
+    try {
+      const tt = g.trustedTypes;
+      policy = tt ? tt.createPolicy('perfshim', { createScript: (s) => s }) : null;
+    } catch {
+      policy = null; // (the page's trusted-types directive does not allow the name)
+    }
+  return policy;
 }
 
 /** The entry's functions named after their keys again: dist/perfshim.auto.js minifies

@@ -1,9 +1,12 @@
 // Build dist/ from glue/: the CommonJS entry, the CommonJS auto-installer, and the classic
 // script; print the minified + gzipped size of module + glue. Output is deterministic, so CI
 // can check that the committed dist/ matches.
+import * as acorn from 'acorn';
 import { build } from 'esbuild';
 import { minify } from 'terser';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 mkdirSync('dist', { recursive: true });
@@ -41,19 +44,205 @@ function dropKeptNames(code) {
     .replace(/(\bclass ([\w$]+)(?: extends [\w$.]+)?\{)static\{__name\(this,"\2"\)\}/g, '$1');
 }
 
-async function emit(file, options) {
+async function emit(file, options, preamble = banner) {
   const r = await build({ ...common, ...options });
   const text = r.outputFiles[0].text;
-  const m = await minify(options.keepNames === false ? text : dropKeptNames(text), {
-    module: options.format === 'esm',
+  const code = splitSpecifiers(
+    await mangle(
+      options.keepNames === false ? text : dropKeptNames(text),
+      options.format === 'esm',
+      preamble,
+    ),
+  );
+  writeFileSync(file, code);
+  return code;
+}
+
+async function mangle(code, module, preamble) {
+  const m = await minify(code, {
+    module,
     toplevel: true,
     compress: false,
     mangle: { keep_fnames: true, keep_classnames: true },
-    format: { comments: false, preamble: banner, ascii_only: true },
+    format: { comments: false, preamble, ascii_only: true },
   });
-  const code = splitSpecifiers(m.code);
-  writeFileSync(file, code);
-  return code;
+  return m.code;
+}
+
+const parsed = new Map();
+const parse = (path) =>
+  parsed.get(path) ||
+  parsed
+    .set(
+      path,
+      acorn.parse(readFileSync(path, 'utf8'), { ecmaVersion: 'latest', sourceType: 'module' }),
+    )
+    .get(path);
+
+/** The names module `path` exports, as `fixed` (const, function, class) and `live` (let, var,
+ *  and export lists, which may name either). */
+function exportsOf(path) {
+  const fixed = [];
+  const live = [];
+  for (const node of parse(path).body) {
+    if (node.type === 'ExportAllDeclaration' || node.type === 'ExportDefaultDeclaration')
+      throw new Error(
+        `${path}: a module both parts of a classic script share exports by name only`,
+      );
+    if (node.type !== 'ExportNamedDeclaration') continue;
+    const d = node.declaration;
+    if (!d) live.push(...node.specifiers.map((x) => x.exported.name));
+    else if (d.type === 'VariableDeclaration')
+      (d.kind === 'const' ? fixed : live).push(...d.declarations.map((x) => x.id.name));
+    else fixed.push(d.id.name);
+  }
+  return { fixed, live };
+}
+
+/** The names module `importer` takes from its import of `specifier`; null for all of them. */
+function importedNames(importer, specifier) {
+  const names = new Set();
+  for (const node of parse(importer).body) {
+    if (node.source?.value !== specifier) continue;
+    if (node.type === 'ExportAllDeclaration') return null;
+    for (const x of node.specifiers || []) {
+      if (x.type === 'ImportNamespaceSpecifier') return null;
+      names.add(x.type === 'ImportDefaultSpecifier' ? 'default' : (x.imported || x.local).name);
+    }
+  }
+  return names;
+}
+
+/**
+ * A classic script whose first-use modules are text (issue 25; glue/classic.js
+ * firstUseModules()): Firefox compiles every function in a script at load, run or not (4.5–6 ms
+ * of the full script; the same code as a string, 0.8 ms). `entry` imports `firstUse` from
+ * 'perfshim:first-use'; `firstUseEntry` is the module whose exports firstUse() returns.
+ *  1. The entry alone, for the modules its load part holds.
+ *  2. firstUseEntry, the modules it imports of those taken from the load part (`$perfshim[i]`:
+ *     one instance of each, no code twice), twice: once to find which of their names it
+ *     imports, then as the text of a function of `$perfshim`.
+ *  3. The entry again, 'perfshim:first-use' made from that text and those names.
+ * The script's second line gives the CSP hash of the text as glue/classic.js inserts it.
+ */
+async function emitClassic(file, { entry, firstUseEntry, plugins, ...options }) {
+  // `shared`: [module key, [fixed names], [live names]] of the load part's modules that the
+  // first-use part imports. The load part passes the fixed names' values and a getter of each
+  // live one (`export let`: its value may still change); the first-use part copies the fixed
+  // ones into locals once (names the minifier shortens) and reads the live ones each time.
+  const firstUseSource = (text, shared) => {
+    const imports = shared.map(
+      ([key, fixed, live], i) =>
+        `import { ${[...fixed, ...live].map((n) => `${n} as m${i}_${n}`).join(', ')} } from ${JSON.stringify(resolve(key))};\n`,
+    );
+    const values = shared.map(
+      ([, fixed, live], i) =>
+        `{ ${[...fixed.map((n) => `${n}: m${i}_${n}`), ...live.map((n) => `get ${n}() { return m${i}_${n}; }`)].join(', ')} }`,
+    );
+    return `import { firstUseModules } from ${JSON.stringify(resolve('glue/classic.js'))};\n${imports.join('')}export const firstUse = firstUseModules(${JSON.stringify(text)}, [${values.join(', ')}]);`;
+  };
+  const firstUseModule = (contents) => ({
+    name: 'first-use',
+    setup(b) {
+      b.onResolve({ filter: /^perfshim:first-use$/ }, () => ({
+        path: 'first-use',
+        namespace: 'perfshim',
+      }));
+      b.onLoad({ filter: /.*/, namespace: 'perfshim' }, () => ({
+        contents,
+        resolveDir: process.cwd(),
+      }));
+    },
+  });
+  const base = { ...common, ...options, format: 'iife', platform: 'browser' };
+  const probe = await build({
+    ...base,
+    entryPoints: [entry],
+    plugins: [firstUseModule(firstUseSource('', [])), ...plugins],
+    metafile: true,
+  });
+  // (a module of constants only, abi.js, leaves no code to share: esbuild inlines its values)
+  const [loadPart] = Object.values(probe.metafile.outputs);
+  const atLoad = new Set(
+    Object.entries(loadPart.inputs)
+      .filter(([k, v]) => !k.includes(':') && v.bytesInOutput > 0)
+      .map(([k]) => k),
+  );
+
+  const uses = new Map(); // module key -> the names the first-use part imports (null: all)
+  let shared = null;
+  const fromLoadPart = {
+    name: 'from-load-part',
+    setup(b) {
+      // (resolved as the other plugins resolve it; a live name comes from a CommonJS module of
+      // the namespace, which a file in this "type": "module" package could not be)
+      b.onResolve({ filter: /^\./ }, async (a) => {
+        if (a.pluginData === 'resolving') return undefined;
+        const { kind, importer, resolveDir } = a;
+        const r = await b.resolve(a.path, { kind, importer, resolveDir, pluginData: 'resolving' });
+        const key = r.namespace === 'file' ? relative(process.cwd(), r.path) : '';
+        if (!atLoad.has(key)) return undefined;
+        const names = importedNames(a.importer, a.path);
+        const had = uses.has(key) ? uses.get(key) : new Set();
+        uses.set(key, had && names ? new Set([...had, ...names]) : null);
+        return { path: key, namespace: 'load-part' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'load-part' }, (a) => {
+        // (the first build, which finds the names, takes all)
+        const i = shared ? shared.findIndex(([key]) => key === a.path) : 0;
+        const { fixed, live } = shared
+          ? { fixed: shared[i][1], live: shared[i][2] }
+          : exportsOf(a.path);
+        const lines = [`export const { ${fixed.join(', ')} } = $perfshim[${i}];`];
+        if (live.length) lines.push(`export { ${live.join(', ')} } from 'load-part-live:${i}';`);
+        return { contents: lines.join('\n'), resolveDir: process.cwd() };
+      });
+      b.onResolve({ filter: /^load-part-live:/ }, (a) => ({
+        path: a.path.slice(15),
+        namespace: 'load-part-live',
+      }));
+      b.onLoad({ filter: /.*/, namespace: 'load-part-live' }, (a) => ({
+        contents: `module.exports = $perfshim[${a.path}];`,
+      }));
+    },
+  };
+  const later = {
+    ...base,
+    entryPoints: [firstUseEntry],
+    globalName: '$firstUse',
+    banner: {},
+    plugins: [fromLoadPart, ...plugins],
+    logLevel: 'silent',
+  };
+  await build(later); // (finds `uses`)
+  shared = [...uses].map(([key, names]) => {
+    const { fixed, live } = exportsOf(key);
+    const used = (n) => !names || names.has(n);
+    return [key, fixed.filter(used), live.filter(used)];
+  });
+  const code = (await build({ ...later, logLevel: undefined })).outputFiles[0].text;
+  const wrapped = await mangle(
+    `globalThis.$f=function($perfshim){${code}\nreturn $firstUse}`,
+    false,
+    '',
+  );
+  if (!wrapped.startsWith('globalThis.$f=function(') || !wrapped.endsWith('};'))
+    throw new Error(`${file}: unexpected first-use text`);
+  const text = wrapped.slice('globalThis.$f='.length, -1);
+  // (as glue/classic.js's FIRST_USE inserts it)
+  const inserted = `globalThis[Symbol.for("perfshim.firstUse")]=${text}`;
+  const hash = createHash('sha256').update(inserted).digest('base64');
+  return emit(
+    file,
+    {
+      ...options,
+      entryPoints: [entry],
+      format: 'iife',
+      platform: 'browser',
+      plugins: [firstUseModule(firstUseSource(text, shared)), ...plugins],
+    },
+    `${banner}\n// Content-Security-Policy: its first-use code, where eval is refused, runs as an inline script allowed by 'sha256-${hash}' (or the tag's nonce).`,
+  );
 }
 
 /** The parts loaded on first use (`import("./perfshim-memory.mjs")`, ...) are imported as
@@ -235,10 +424,9 @@ writeFileSync(
 // gzipped, ~1 ms of Chromium's and WebKit's load). The public classes take their names from
 // webidlShape(), the entry's functions theirs from installClassic (glue/classic.js); perfshim's
 // own frames are left out of host profiles (ownScripts) when it is loaded from its file.
-await emit('dist/perfshim.auto.js', {
-  entryPoints: ['glue/auto-classic.js'],
-  format: 'iife',
-  platform: 'browser',
+await emitClassic('dist/perfshim.auto.js', {
+  entry: 'glue/auto-classic.js',
+  firstUseEntry: 'glue/auto-classic-first-use.js',
   plugins: [browserOnly, base64Cores],
   minifyIdentifiers: true,
   keepNames: false,
@@ -296,11 +484,10 @@ const timelineEsm = await emit('dist/timeline.mjs', {
   platform: 'neutral',
 });
 writeFileSync('dist/timeline.cjs', esmToCjs(timelineEsm));
-await emit('dist/perfshim.timeline.auto.js', {
+await emitClassic('dist/perfshim.timeline.auto.js', {
   ...timeline,
-  entryPoints: ['glue/timeline-auto-classic.js'],
-  format: 'iife',
-  platform: 'browser',
+  entry: 'glue/timeline-auto-classic.js',
+  firstUseEntry: 'glue/timeline-auto-classic-first-use.js',
   plugins: [timelineCore, base64Cores],
 });
 for (const f of [

@@ -8,9 +8,9 @@
 // window or worker: Node without its inspector and no instrumented code), the constructor throws
 // NotAllowedError, as the spec's policy check does, and says what would make it work.
 //
-// The class only: the sources come from profiler.js (defaultSources), handed in as a function
-// that runs on the first construction, so that the classic script can make the class at load
-// without running the sources' code (glue/classic.js).
+// The class only: its core, trace codec and sources come from profiler.js, handed in as a
+// function that runs on the first construction, so that the classic script can make the class
+// at load without any of their code (glue/classic.js).
 import { domException, failed, failedConstruct } from '../host/errors.js';
 import {
   dictionarySource,
@@ -21,7 +21,6 @@ import {
   webidlShape,
 } from '../host/webidl.js';
 import { nativeNow, PERFSHIM_PROFILER } from '../host/host.js';
-import { createTraceCodec } from './profiler-trace.js';
 
 const INSTRUMENT_HELP =
   'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +
@@ -39,13 +38,12 @@ const NOT_ALLOWED_HELP = {
 const illegal = () => new TypeError('Illegal invocation');
 
 /**
- * The Profiler class bound to `core` and to the sample sources `sourcesOf()` returns (a source,
- * a list of them, or null for none), asked on the first construction.
+ * The Profiler class over what `backendOf()` returns on the first construction: `{ core, codec,
+ * source }`, the core that holds the traces, its trace codec (profiler-trace.js) and the sample
+ * source (a source, a list of them, or null for none).
  */
-export function makeProfilerClass(core, sourcesOf) {
-  let source;
-  let asked = false;
-  const codec = createTraceCodec(core);
+export function makeProfilerClass(backendOf) {
+  let core, codec, source;
   const addListener = EventTarget.prototype.addEventListener;
   const removeListener = EventTarget.prototype.removeEventListener;
   const dispatch = EventTarget.prototype.dispatchEvent;
@@ -89,10 +87,7 @@ export function makeProfilerClass(core, sourcesOf) {
         );
       // Step 2: the policy check; here, whether a source can profile this context at all. The
       // sources are tried best first; one that is not allowed here hands over to the next.
-      if (!asked) {
-        source = sourcesOf();
-        asked = true;
-      }
+      if (!codec) ({ core, codec, source } = backendOf());
       const sources = [source].flat().filter((s) => s && (!s.available || s.available()));
       if (!sources.length)
         throw domException('NotAllowedError', `${ctx}: ${NOT_ALLOWED_HELP.none}`);

@@ -4,6 +4,7 @@
 // policy; instrument/source.js: code instrumented by perfshim's transform).
 import { lazyCore, loadCore } from '../host/loader.js';
 import { makeProfilerClass, sharedProfilerClass } from './profiler-class.js';
+import { createTraceCodec } from './profiler-trace.js';
 import { nodeSource } from './profiler-node.js';
 import { asyncInspectorSource } from './profiler-bun-deno.js';
 import { chromiumSource } from './profiler-chromium.js';
@@ -24,7 +25,13 @@ export function defaultSources() {
  * paths.
  */
 export function createProfilerClass(core = loadCore(), { source = defaultSources() } = {}) {
-  return makeProfilerClass(core, () => source);
+  return makeProfilerClass(() => ({ core, codec: createTraceCodec(core), source }));
+}
+
+/** What the default Profiler class works with (makeProfilerClass's backend): the realm's
+ *  shared core (`core`), its trace codec and this runtime's sources. */
+export function defaultBackend(core = lazyCore(loadCore)) {
+  return { core, codec: createTraceCodec(core), source: defaultSources() };
 }
 
 /** The Profiler class of this copy of perfshim (default sources), over `core` (default: the
@@ -32,5 +39,5 @@ export function createProfilerClass(core = loadCore(), { source = defaultSources
  *  returns it (sharedProfilerClass): index.js takes it for the realm, after the classic script's
  *  install may have made it before the rest of the entry was loaded (glue/classic.js). */
 export function getProfiler(core = lazyCore(loadCore)) {
-  return sharedProfilerClass(() => makeProfilerClass(core, defaultSources));
+  return sharedProfilerClass(() => makeProfilerClass(() => defaultBackend(core)));
 }
