@@ -1,7 +1,7 @@
-// `perfshim instrument in.js -o out.js [--url URL] [--stack always] [--no-source-map]`:
-// instruments one plain script or module file for the Profiler's instrumentation source
-// (`--stack always`: the stack kept from the file's first run on, not only while a profiler
-// runs: transform.js). An input source map named by the file's `//# sourceMappingURL=` comment
+// `perfshim instrument in.js -o out.js [--url URL] [--stack always] [--every-function]
+// [--no-source-map]`: instruments one plain script or module file for the Profiler's
+// instrumentation source (`--stack always`: the stack kept from the file's first run on, not
+// only while a profiler runs; `--every-function`: the tiny functions too: transform.js). An input source map named by the file's `//# sourceMappingURL=` comment
 // (a file or an inline data: URL) is composed with ours; the output map is written next to the
 // output (out.js.map) and linked from it.
 // The output's folder is created when it does not exist. `run(argv)` returns the exit code: 0
@@ -12,17 +12,18 @@ import { basename, dirname, resolve } from 'node:path';
 import { instrument } from '../instrument/transform.js';
 
 const USAGE =
-  'usage: perfshim instrument <in.js> -o <out.js> [--url <url>] [--stack profiling|always] [--no-source-map]';
+  'usage: perfshim instrument <in.js> -o <out.js> [--url <url>] [--stack profiling|always] [--every-function] [--no-source-map]';
 const MAP_COMMENT = /\/\/[#@] sourceMappingURL=([^\s'"]+)\s*$/;
 
 function parseArgs(argv) {
-  const o = { input: null, output: null, url: null, map: true, stack: 'profiling' };
+  const o = { input: null, output: null, url: null, map: true, stack: 'profiling', every: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '-o' || a === '--output') o.output = argv[++i];
     else if (a === '--url') o.url = argv[++i];
     else if (a === '--stack') o.stack = argv[++i];
     else if (a === '--no-source-map') o.map = false;
+    else if (a === '--every-function') o.every = true;
     else if (a === '-h' || a === '--help') return { help: true };
     else if (a.startsWith('-') || o.input !== null) return { error: `unexpected argument '${a}'` };
     else o.input = a;
@@ -70,6 +71,7 @@ export async function run(argv, { stdout = process.stdout, stderr = process.stde
       url: o.url || basename(o.input),
       inputMap,
       stack: o.stack,
+      everyFunction: o.every,
     });
   } catch (e) {
     const where = e.loc ? `${o.input}:${e.loc.line}:${e.loc.column + 1}` : o.input;

@@ -24,6 +24,9 @@ export interface InstrumentOptions {
   /** 'profiling' (default): the probes keep the stack only while a profiler runs; 'always':
    *  from this file's first run on. */
   stack?: 'profiling' | 'always';
+  /** false (default): a function that calls nothing, loops nowhere and makes no function (a
+   *  getter, `() => null`) gets no probes, and its time is its caller's; true: every function. */
+  everyFunction?: boolean;
   /** true (default): the returned map is composed through `inputMap`; false: it is relative to
    *  `code` (for a bundler that composes the chain itself); frames go through `inputMap` either way. */
   composeMap?: boolean;
@@ -61,6 +64,8 @@ export interface PluginOptions {
    *  directory (webpack: its `context`), with forward slashes. */
   url?: (path: string) => string;
   stack?: 'profiling' | 'always';
+  /** As InstrumentOptions.everyFunction. */
+  everyFunction?: boolean;
   /** 'import' (default): every instrumented module imports the probes' runtime, so a bundle
    *  carries it once; 'inline': each module's header carries its own copy. */
   probes?: 'import' | 'inline';

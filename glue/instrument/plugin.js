@@ -48,8 +48,8 @@ const matcher = (pattern) => {
 // carries it once, minified with the rest, instead of a copy in each module's header.
 const RUNTIME = slash(fileURLToPath(new URL('./probes.js', import.meta.url)));
 
-/** The options resolved to `accepts(path)`, `url(path)` and the transform's `stack` and
- *  `probes`. */
+/** The options resolved to `accepts(path)`, `url(path)` and the transform's `stack`,
+ *  `everyFunction` and `probes`. */
 export function resolveOptions(options = {}, base = process.cwd()) {
   if (options.probes !== undefined && options.probes !== 'import' && options.probes !== 'inline')
     throw new TypeError(
@@ -72,6 +72,7 @@ export function resolveOptions(options = {}, base = process.cwd()) {
       ((include(path) && !exclude(path)) || dep(path)),
     url: options.url || ((path) => slash(relative(base, path))),
     stack: options.stack,
+    everyFunction: !!options.everyFunction,
     probes: options.probes === 'inline' ? 'inline' : RUNTIME,
   };
 }
@@ -109,6 +110,7 @@ export function instrumentModule(code, path, o, inputMap = null, relative = fals
       url,
       inputMap: named,
       stack: o.stack,
+      everyFunction: o.everyFunction,
       probes: o.probes,
       composeMap: !relative,
     });

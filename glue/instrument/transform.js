@@ -5,7 +5,8 @@
 // function's name and position in the ORIGINAL source (through the input map when there is one).
 //
 // Per function (declarations, expressions, arrows, methods, accessors, constructors; async
-// functions and generators too), one text that differs from the next only in its frame id
+// functions and generators too; not a tiny one, which calls nothing, loops nowhere and makes
+// no function: tiny(), unless `everyFunction`), one text that differs from the next only in its frame id
 // `__psb_H + i`: the push and the pop are calls to the probes (probes.js), made only while the
 // switch `__pso.o` is on (a profiler runs), and no `try`:
 //   { "directives"; let __pst = __pso.o && __ps.e(ID);
@@ -175,6 +176,45 @@ function arrowEnd(code, from) {
 }
 
 /** Whether a function body has a `with` statement of its own (not in nested functions). */
+// What can take time in a function besides its own statements: a call (of any kind, a tagged
+// template, `new`, `super()`), a suspension, a loop, iteration (spread, array destructuring,
+// `yield*`), and the functions and classes it makes (which may run before it returns: a callback
+// passed along is a call already).
+const NOT_TINY = new Set([
+  'CallExpression',
+  'NewExpression',
+  'TaggedTemplateExpression',
+  'ImportExpression',
+  'AwaitExpression',
+  'YieldExpression',
+  'ForStatement',
+  'ForInStatement',
+  'ForOfStatement',
+  'WhileStatement',
+  'DoWhileStatement',
+  'SpreadElement',
+  'ArrayPattern',
+  'ClassExpression',
+  'ClassDeclaration',
+  'FunctionExpression',
+  'FunctionDeclaration',
+  'ArrowFunctionExpression',
+]);
+
+/** Whether function `fn` does none of what NOT_TINY lists in its parameters or body (a default
+ *  parameter may call): its run time is bounded by its own length. (A stack, not recursion:
+ *  the walk's depth guard has not seen the body yet.) */
+function tiny(fn) {
+  if (fn.async || fn.generator) return false;
+  const todo = [...fn.params, fn.body];
+  while (todo.length) {
+    const node = todo.pop();
+    if (NOT_TINY.has(node.type)) return false;
+    children(node, (c) => todo.push(c));
+  }
+  return true;
+}
+
 function hasWith(node) {
   if (node.type === 'WithStatement') return true;
   if (FUNCTION.has(node.type)) return false;
@@ -292,7 +332,9 @@ function children(node, visit) {
  * module, then script), `stack` ('profiling', the default: the probes keep the stack only while
  * a profiler runs; 'always': from this file's first run on, for the whole realm, so a function
  * already running when a profiler starts is in its samples too, at the always-on cost: probes.js),
- * `composeMap` (default true: the returned map is composed through `inputMap`, so it leads to
+ * `everyFunction` (default false: a function that calls nothing, loops nowhere and makes no
+ * function gets no probes, its time its caller's; true: every function), `composeMap` (default
+ * true: the returned map is composed through `inputMap`, so it leads to
  * the original sources; false: it is relative to `code`, for a bundler that composes the chain
  * itself; frames are registered through `inputMap` either way), `probes` ('inline', the default:
  * the header carries the probes' runtime as its fallback; or a module specifier whose
@@ -313,6 +355,7 @@ export function instrument(
     stack = 'profiling',
     composeMap = true,
     probes: runtime = 'inline',
+    everyFunction = false,
   } = {},
 ) {
   if (stack !== 'profiling' && stack !== 'always')
@@ -408,7 +451,10 @@ export function instrument(
     // Inside `with (o)` every name, the probes' too, is looked up through `o` first: functions
     // there, and functions whose own body has a `with`, get no probes (their time is their
     // caller's).
-    if (withDepth > 0 || hasWith(node.body)) {
+    // A function that calls nothing, loops nowhere and makes no function (tiny(): a getter, a
+    // `() => null`) runs in a time bounded by its own length: its time is its caller's, as in
+    // a native profile whose JIT inlined it, unless `everyFunction`.
+    if (withDepth > 0 || hasWith(node.body) || (!everyFunction && tiny(node))) {
       walkOutsideFrames(node);
       return;
     }

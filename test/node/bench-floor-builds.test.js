@@ -3,7 +3,7 @@
 // still compute what the source does, and text the patterns no longer match stops the bench.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { instrument } from '../../glue/instrument/transform.js';
+import { instrument } from './fixtures/instrument-every-function.mjs';
 import { floorBuilds } from '../../bench/floor-builds.mjs';
 
 const SOURCE = `

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import MagicString from 'magic-string';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
-import { instrument, PROBES_TEXT } from '../../glue/instrument/transform.js';
+import { instrument, PROBES_TEXT } from './fixtures/instrument-every-function.mjs';
 import { esbuildPlugin, rollupPlugin } from '../../glue/instrument/index.js';
 import { getProbes } from '../../glue/instrument/probes.js';
 

@@ -35,6 +35,9 @@ before(() => {
 });
 
 const url = (path) => relative(app, path).split('\\').join('/');
+// Every function, the tiny ones too (`(c) => c + 1`), so that every position of the fixture is
+// checked through each bundler's chain (tiny functions: instrument-tiny-functions.test.js).
+const everyFunction = true;
 
 // Where each function of a source starts in V8's terms (the `(` of its parameters), found by
 // Babel's parser in the original text: "line:column", 1-based.
@@ -118,7 +121,7 @@ for (const [name, pkg] of [
       plugins: [
         nodeResolve({ extensions: ['.js', '.jsx'] }),
         babelPlugin(rollupBabelOptions),
-        rollupPlugin({ url, dependencies: ['preact'] }),
+        rollupPlugin({ url, dependencies: ['preact'], everyFunction }),
       ],
     });
     const file = join(out, `${pkg}.mjs`);
@@ -142,7 +145,7 @@ test('Vite + @rollup/plugin-babel (JSX), the plugin with its default url (the se
     configFile: false,
     logLevel: 'silent',
     oxc: false,
-    plugins: [babelPlugin(rollupBabelOptions), vitePlugin()],
+    plugins: [babelPlugin(rollupBabelOptions), vitePlugin({ everyFunction })],
     build: { outDir, sourcemap: true, modulePreload: { polyfill: false } },
   });
   const chunk = [result].flat()[0].output.find((o) => o.type === 'chunk');
@@ -185,7 +188,7 @@ for (const [how, plugin, extra] of [
       logLevel: 'silent',
       metafile: true,
       ...extra,
-      plugins: [esbuildPlugin({ url, ...plugin })],
+      plugins: [esbuildPlugin({ url, everyFunction, ...plugin })],
     });
     assert.equal(r.errors.length, 0);
     checkFrames(await framesOf(() => import(pathToFileURL(file).href)), '', !extra.jsxFactory);
@@ -206,7 +209,7 @@ test('webpack 5 + babel-loader (JSX), then the plugin (a post loader)', async ()
         output: { path, filename: 'bundle.js' },
         resolve: { extensions: ['.js', '.jsx'] },
         module: { rules: jsxRules() },
-        plugins: [webpackPlugin()],
+        plugins: [webpackPlugin({ everyFunction })],
       },
       (err, s) => (err ? reject(err) : resolve(s)),
     ),

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { inspect } from 'node:util';
 import { Parser } from 'acorn';
-import { instrument } from '../../glue/instrument/transform.js';
+import { instrument } from './fixtures/instrument-every-function.mjs';
 import { PROBES_KEY, STACK_BASE } from '../../glue/instrument/probes.js';
 
 const KEY = JSON.stringify(PROBES_KEY);

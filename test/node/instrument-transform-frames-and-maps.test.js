@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { TraceMap, originalPositionFor, generatedPositionFor } from '@jridgewell/trace-mapping';
 import MagicString from 'magic-string';
 import { Parser } from 'acorn';
-import { instrument, PROBES_TEXT } from '../../glue/instrument/transform.js';
+import { instrument, PROBES_TEXT } from './fixtures/instrument-every-function.mjs';
 import { createProbes } from '../../glue/instrument/probes.js';
 
 const src = [

@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
-import { instrument } from '../../glue/instrument/transform.js';
+import { instrument } from './fixtures/instrument-every-function.mjs';
 import { getProbes, PROBES_KEY, STACK_BASE } from '../../glue/instrument/probes.js';
 import { loadCore } from '../../glue/host/loader.js';
 import { createProfilerClass } from '../../glue/profiler/profiler.js';

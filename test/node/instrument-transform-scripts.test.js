@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { instrument } from '../../glue/instrument/transform.js';
+import { instrument } from './fixtures/instrument-every-function.mjs';
 import { PROBES_KEY } from '../../glue/instrument/probes.js';
 
 const P = (ctx) => vm.runInContext(`globalThis[Symbol.for(${JSON.stringify(PROBES_KEY)})]`, ctx);

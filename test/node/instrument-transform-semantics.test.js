@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { instrument } from '../../glue/instrument/transform.js';
+import { instrument } from './fixtures/instrument-every-function.mjs';
 import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
 
 const file = new URL('./fixtures/instrument-kinds.mjs', import.meta.url);

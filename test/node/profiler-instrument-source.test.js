@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadCore } from '../../glue/host/loader.js';
 import { createProfilerClass } from '../../glue/profiler/profiler.js';
-import { instrument } from '../../glue/instrument/transform.js';
+import { instrument } from './fixtures/instrument-every-function.mjs';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
 import { assertTraceInvariants } from './profiler-helpers.mjs';

@@ -7,7 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { createCore, loadCore } from '../../glue/host/loader.js';
 import { createProfilerClass } from '../../glue/profiler/profiler.js';
-import { instrument } from '../../glue/instrument/transform.js';
+import { instrument } from './fixtures/instrument-every-function.mjs';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
 import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
 import { SWITCH_SRC as SRC, SAMPLERS, spinSamples } from './fixtures/instrument-switch.mjs';
