@@ -94,6 +94,9 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
 // gives the CSP hash of exactly this text followed by the code on the script's second line).
 const FIRST_USE = 'globalThis[Symbol.for("perfshim.firstUse")]=';
 const SLOT = Symbol.for('perfshim.firstUse');
+// The global eval as the script found it (a page may replace the global later); called through
+// this binding it is an indirect eval, in the global scope.
+const globalEval = g.eval;
 
 /**
  * The classic script's first-use code: the modules only a first use needs (the entry's realm,
@@ -137,11 +140,10 @@ function compileFirstUse(text, nonce) {
   const trusted = (code) => (policy ? policy.createScript(code) : code);
   const asEval = () => {
     try {
-      // (an indirect eval, in the global scope: Chromium's Function() takes no TrustedScript)
-      // (no sourceURL: Chromium's Profiler leaves a script without a URL out of its traces, as
-      // it leaves out perfshim's own script, ownScripts(); with one, its frames show unnamed)
-      // biome-ignore lint/security/noGlobalEval: perfshim's own code, built into this script
-      return (0, eval)(trusted(`(${text})`));
+      // (eval, not Function(): Chromium's Function() takes no TrustedScript; no sourceURL:
+      // Chromium's Profiler leaves a script without a URL out of its traces, as it leaves out
+      // perfshim's own script, ownScripts(); with one, its frames show unnamed)
+      return globalEval(trusted(`(${text})`));
     } catch {
       return null; // (refused: an EvalError)
     }
