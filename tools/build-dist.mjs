@@ -215,7 +215,8 @@ async function emitClassic(file, { entry, firstUseEntry, plugins, ...options }) 
     logLevel: 'silent',
   };
   await build(later); // (finds `uses`)
-  shared = [...uses].map(([key, names]) => {
+  // (in path order: esbuild resolves in parallel, so `uses` fills in no fixed order)
+  shared = [...uses].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, names]) => {
     const { fixed, live } = exportsOf(key);
     const used = (n) => !names || names.has(n);
     return [key, fixed.filter(used), live.filter(used)];
