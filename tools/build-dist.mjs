@@ -216,11 +216,13 @@ async function emitClassic(file, { entry, firstUseEntry, plugins, ...options }) 
   };
   await build(later); // (finds `uses`)
   // (in path order: esbuild resolves in parallel, so `uses` fills in no fixed order)
-  shared = [...uses].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, names]) => {
-    const { fixed, live } = exportsOf(key);
-    const used = (n) => !names || names.has(n);
-    return [key, fixed.filter(used), live.filter(used)];
-  });
+  shared = [...uses]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, names]) => {
+      const { fixed, live } = exportsOf(key);
+      const used = (n) => !names || names.has(n);
+      return [key, fixed.filter(used), live.filter(used)];
+    });
   const code = (await build({ ...later, logLevel: undefined })).outputFiles[0].text;
   const wrapped = await mangle(
     `globalThis.$f=function($perfshim){${code}\nreturn $firstUse}`,
