@@ -395,10 +395,15 @@ export function instrument(
   // one in its switch test (`(O || init()).o`: init returns the switch), an async one or a
   // generator before its probe call. Every other function is created by code that ran after
   // the header, or inside a call of such a declaration (which ran it). A classic script's
-  // functions cannot run before its first statement.
+  // functions cannot run before its first statement, nor can those of a module that imports
+  // nothing (it is in no cycle: its body runs before anyone can call it; 0.2 % of marked's
+  // instrumented bytes).
   const init = `${N.h}_${fileHash}`;
+  const imports = ast.body.some(
+    (st) => st.type === 'ImportDeclaration' || (st.type.startsWith('Export') && st.source),
+  );
   const topLevel = (node) => {
-    if (!module || node.type !== 'FunctionDeclaration') return false;
+    if (!module || !imports || node.type !== 'FunctionDeclaration') return false;
     const parent = anc[anc.length - 1];
     if (parent.type === 'Program') return true;
     return parent.type.startsWith('Export') && anc[anc.length - 2].type === 'Program';

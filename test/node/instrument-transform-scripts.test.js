@@ -62,6 +62,14 @@ test('var and function of one name in a body, and a labeled for await', async ()
   assert.deepEqual(await m.labeled(gen()), ['a', 'b']);
 });
 
+test('a module that imports nothing is in no cycle: its declarations test the switch alone', () => {
+  const enter = (code) => /let __pst=([^;]*);/.exec(instrument(code, { file: 'm.mjs' }).code)[1];
+  const fn = 'export function f(a) { return a.trim(); }\n';
+  assert.match(enter(fn), /^__pso\.o&&/, 'no header call: nothing can call f before the body');
+  assert.match(enter(`import { x } from './x.mjs';\n${fn}`), /^\(__pso\|\|__psh_\w+\(\)\)\.o&&/);
+  assert.match(enter(`export { x } from './x.mjs';\n${fn}`), /^\(__pso\|\|__psh_\w+\(\)\)\.o&&/);
+});
+
 test("an import cycle runs a module's functions before its body: they register and run", async () => {
   // b.mjs is evaluated first (a.mjs imports it) and calls a.mjs's hoisted functions, one plain and
   // one async, before a.mjs's header has run.
