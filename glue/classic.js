@@ -144,8 +144,10 @@ function compileFirstUse(text, nonce) {
       // Chromium's Profiler leaves a script without a URL out of its traces, as it leaves out
       // perfshim's own script, ownScripts(); with one, its frames show unnamed)
       return globalEval(trusted(`(${text})`));
-    } catch {
-      return null; // (refused: an EvalError)
+    } catch (e) {
+      // (refused: an EvalError, or a TypeError of Trusted Types; anything else is no refusal)
+      if (e instanceof EvalError || e instanceof TypeError) return null;
+      throw e;
     }
   };
   const asScript = () => {
