@@ -58,26 +58,37 @@ export function supportedIntervalMs(ms) {
 
 const states = new WeakMap(); // core -> its adapter state
 
-// The probes' logger call site (probes.js, `rec`) sees two functions before any logger of ours,
-// so V8 never inlines a logger into the probes (and with them into instrumented functions
-// optimized while a profiler logs, where an inlined logger made calls ~1.5 ns slower): a plain
-// call behind the cursor. Exits to the current depth (`x(S[0] + 1)`: the depth does not change)
-// with a window of one record reach it; only while no logger runs (a cursor of 0), once per
-// probe object. (In the probes' runtime until probes.10: its bytes were in every instrumented
-// bundle, and it warmed `r`'s pop too, which every return calls while no profiler runs.)
+// The probes' logger call sites (probes.js: the push's and the pop's, each writing its record
+// inline) see two functions before any logger of ours, so V8 never inlines a logger into the
+// probes (and with them into instrumented functions optimized while a profiler logs, where an
+// inlined logger made calls ~1.5 ns slower): a plain call behind the cursor. A push with the
+// switch on (`e`, its record at the window's last slot) and exits to the current depth
+// (`x(S[0] + 1)`: the depth does not change) reach them; only while no logger runs (a cursor of
+// 0), once per probe object. (In the probes' runtime until probes.10: its bytes were in every
+// instrumented bundle, and it warmed `r`'s pop too, which every return calls while no profiler
+// runs.)
 const warmed = new WeakSet();
 function warmLogger(P) {
   const S = P.S;
   if (warmed.has(P) || S[1] !== 0) return;
   warmed.add(P);
-  for (const f of [() => {}, () => {}]) {
-    P.log(f);
-    for (let i = 0; i < 32; i++) {
-      S[1] = 257;
-      P.x(S[0] + 1);
+  P.use(1);
+  try {
+    for (const f of [() => {}, () => {}]) {
+      P.log(f);
+      for (let i = 0; i < 32; i++) {
+        S[1] = 257;
+        const t = P.e(0);
+        S[1] = 0;
+        P.x(t); // (no record: the cursor is 0)
+        S[1] = 257;
+        P.x(S[0] + 1);
+      }
     }
+  } finally {
+    S[1] = 0;
+    P.use(-1);
   }
-  S[1] = 0;
 }
 
 /** The adapter for one core (its io layer, glue/host/io.js): frame registration, the log and the
@@ -123,6 +134,9 @@ function stateOf(core) {
     lastStamp = 0,
     longMs = 0,
     rateMs = RATE_MS,
+    firstRateMs = RATE_MS,
+    measured = false, // whether the session's first rate is measured (see open)
+    ticked = false, // whether the clock moved since the session opened
     spanMs = 0, // frames' time and records since the average was last measured
     spanRecords = 0,
     sparse = 1; // the stride that keeps stamps STAMP_GAP_MS apart on average (see open)
@@ -174,16 +188,18 @@ function stateOf(core) {
       markSlow(firstOwner, SUSPECT);
       for (let j = Math.max(lastK + 1, 0); j < k; j++) markSlow(ownerAfter(j), SUSPECT);
     }
-    // The records' rate in frames' time (idle gaps are exact windows of their own: left out).
-    if (firstOwner >= 0) {
+    // The records' rate in frames' time (idle gaps are exact windows of their own: left out),
+    // counted from the first gap the clock moved in (see open).
+    if (firstOwner >= 0 && ticked) {
       spanMs += ms;
       spanRecords += k - lastK;
-      if (spanMs >= rateMs) {
+      if (spanMs >= (measured ? rateMs : firstRateMs)) {
         sparse = Math.min(STAMP_MAX, Math.ceil((STAMP_GAP_MS * spanRecords) / spanMs));
+        measured = true;
         spanMs = 0;
         spanRecords = 0;
       }
-    }
+    } else if (ms > 0) ticked = true;
     lastStamp = now;
     lastK = k;
     firstOwner = ownerAfter(k);
@@ -291,14 +307,21 @@ function stateOf(core) {
       // Every record is stamped until the records' rate is measured (RATE_MS of frames' time):
       // a long call among a session's first records, before any stamp separated them, was
       // spread over them (the frame that ran before it charged: 110 ms for 56 in WebKit).
+      // The first rate is measured over one clock tick (RATE_MS on a fine clock), from the first
+      // tick seen (the part of a tick before it is of unknown length), not over the 4 ticks the
+      // later ones take: under a 1 ms clock every record stamped for 4-5 ms of a session cost
+      // 10,000-18,000 clock reads in Firefox's marked render, a third of its stamps.
       sparse = 1;
       spanMs = 0;
       spanRecords = 0;
+      measured = false;
+      ticked = false;
       if (S[1]) rearm();
       if (!longMs) {
         const g = clockGranularity(); // before the start
         longMs = Math.max(LONG_MIN_MS, 2 * g);
         rateMs = Math.max(RATE_MS, 4 * g);
+        firstRateMs = Math.max(RATE_MS, g);
       }
       lastStamp = nativeNow();
       return check(x.ps_instrument_start(h, intervalMs, lastStamp, depth));
