@@ -22,7 +22,9 @@
 // transform's own output (bench/floor-builds.mjs): "always-on stack" keeps the push and the pops
 // on every call, switch or not, without the logging tests (what any shadow stack kept while no
 // profiler runs costs), and "no probes" keeps only the transform's code shape (`__psv` at each
-// return, the header).
+// return, the header). A third reference row, "switch on, no logger", runs the profiled copy with
+// the probes' switch on and no logger (the stack kept by the push and pop calls, nothing logged):
+// the log sampler's cost is that row plus the records and the logger.
 //   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
 //     [--no-floor]
 //     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
@@ -46,7 +48,7 @@ const WARM = 5; // warm-up rounds in each new process or page, not counted
 const FLOOR = !process.argv.includes('--no-floor');
 const KINDS = process.env.BENCH_KINDS
   ? process.env.BENCH_KINDS.split(',')
-  : ['plain', 'idle', 'log', 'after', 'shared', ...(FLOOR ? ['stack', 'bare'] : [])];
+  : ['plain', 'idle', 'log', 'after', 'shared', ...(FLOOR ? ['stack', 'bare', 'on'] : [])];
 const median = (a) => quantile(a, 0.5);
 function quantile(a, q) {
   const s = [...a].sort((x, y) => x - y);
@@ -75,6 +77,7 @@ if (child) {
   const instrumented = await import(pathToFileURL(join(dir, 'instrumented.mjs')).href);
   const neverProfiled = await import(`${pathToFileURL(join(dir, 'instrumented.mjs')).href}?never`);
   const { createInstrumentSource } = await glue('instrument/source.js');
+  const { getProbes } = await glue('instrument/probes.js');
   const { createProfilerClass } = await glue('profiler/profiler.js');
   const { loadCore } = await glue('host/loader.js');
   const core = loadCore();
@@ -92,6 +95,7 @@ if (child) {
   for (const k of KINDS) times[k] = [];
   const render = { plain, idle: neverProfiled, after: instrumented, log: instrumented };
   render.shared = instrumented;
+  render.on = instrumented;
   if (KINDS.includes('stack'))
     render.stack = await import(pathToFileURL(join(dir, 'stack.mjs')).href);
   if (KINDS.includes('bare')) render.bare = await import(pathToFileURL(join(dir, 'bare.mjs')).href);
@@ -106,9 +110,11 @@ if (child) {
           ? new profilers[k]({ sampleInterval: 1, maxBufferSize: 1e6 })
           : null;
       if (globalThis.gc) globalThis.gc({ type: 'minor' }); // the young generation empty
+      if (k === 'on') getProbes().use(1);
       const c0 = cpu();
       render[k].marked.parse(doc);
       const c = cpu() - c0;
+      if (k === 'on') getProbes().use(-1);
       if (p) {
         samples += (await p.stop()).samples.length;
         // A pause for the session's background work (V8's concurrent GC and compiler threads,
@@ -204,6 +210,7 @@ const ROWS = [
     Infinity,
   ],
   ["for reference: no probes (the transform's code shape only)", 'bare', Infinity],
+  ['for reference: switch on, no logger (the push and pop calls alone)', 'on', Infinity],
 ];
 function table(title, byRev, rows) {
   console.log(`\n### ${title}\n`);
@@ -364,6 +371,7 @@ if (!process.argv.includes('--no-browser')) {
     routes[`${at}/b/index.html`] = {
       body: `<!doctype html><script type=module>
 import { getProfiler } from '${at}/glue/profiler/profiler.js';
+import { getProbes } from '${at}/glue/instrument/probes.js';
 import * as plain from '${at}/b/plain.mjs';
 import * as inst from '${at}/b/instrumented.mjs';
 import * as fresh from '${at}/b/instrumented.mjs?never-profiled';
@@ -376,6 +384,10 @@ window.round = async (k) => {
   if (k === 'bare') return time(() => bare.marked.parse(doc));
   if (k === 'idle') return time(() => fresh.marked.parse(doc));
   if (k === 'after') return time(() => inst.marked.parse(doc));
+  if (k === 'on') {
+    getProbes().use(1);
+    try { return time(() => inst.marked.parse(doc)); } finally { getProbes().use(-1); }
+  }
   const p = new (getProfiler())({ sampleInterval: 1, maxBufferSize: 1e6 });
   const ms = time(() => inst.marked.parse(doc));
   await p.stop();
@@ -391,7 +403,7 @@ window.ready = true;
     for (const engine of engines) {
       const b = await launchEngine(engine);
       try {
-        const kinds = ['plain', 'idle', 'log', 'after', ...(FLOOR ? ['stack', 'bare'] : [])];
+        const kinds = ['plain', 'idle', 'log', 'after', ...(FLOOR ? ['stack', 'bare', 'on'] : [])];
         const bt = revisions.map(() => Object.fromEntries([...kinds, 'batch'].map((k) => [k, []])));
         for (let batch = 0; batch < BATCHES; batch++) {
           const tabs = [];
