@@ -1,10 +1,10 @@
 // The bench's floor builds (bench/instrument.mjs), cut from an instrumented file's text: what the
 // transform emits for an ordinary function (glue/instrument/transform.js) matched literally.
 //   stack: the stack kept on every call, switch or not (the push inline, the pop at the body's
-//          end inline, the returns' pops the probes' `r`, no logger): what any always-on
-//          shadow stack costs.
-//   bare:  no probes at all: the transform's code shape alone (`__psr((E), 0)` at each
-//          return, the identity; the header).
+//          end and before a call-free return inline, the other returns' pops the probes' `r`,
+//          no logger): what any always-on shadow stack costs.
+//   bare:  no probes at all: the transform's code shape alone (`__psr((E), 0)` at a return
+//          that calls, `(0, E)` at one that does not; the header).
 // (The stack build reads the stack without running the header first in a top-level declaration
 // that an ES module cycle calls early; marked has no cycle.)
 // Every ordinary function has one switch test and push, and a block body one pop at its end; a
@@ -17,6 +17,8 @@ const PUSH = new RegExp(
 );
 // the exit at a block body's end
 const POP = /;__pst&&__ps\.x\(__pst\);/g;
+// the pop before a return whose value calls nothing (`return (POP, E)`, `return void (POP)`)
+const RET_POP = /__pst&&__ps\.x\(__pst\)/g;
 
 export function floorBuilds(code) {
   const n = {
@@ -29,8 +31,9 @@ export function floorBuilds(code) {
   return {
     stack: code
       .replace(PUSH, 'let __pst=__ps.S[0]+1;__ps.S[__pst+257]=$1;__ps.S[0]=__pst;')
-      .replace(POP, ';__ps.S[0]=__pst-1;'),
+      .replace(POP, ';__ps.S[0]=__pst-1;')
+      .replace(RET_POP, '(__ps.S[0]=__pst-1)'),
     // (`__pst` stays 0: a `catch`'s or `finally`'s repair is a test that fails)
-    bare: code.replace(PUSH, 'let __pst=0;').replace(POP, ';'),
+    bare: code.replace(PUSH, 'let __pst=0;').replace(POP, ';').replace(RET_POP, '0'),
   };
 }

@@ -6,9 +6,10 @@
 // rounds' 25th–75th percentile:
 //   plain        the source as it is
 //   off          the transform's output, switch off (no profiler: the probes keep no stack; a
-//                return calls the identity `__psr((E), 0)`)
-//   off/no call  the same with each return written `__psv = (E), __pst ? __psr(__psv, __pst) :
-//                __psv` (no call while the switch is off; a local more, and more bytes)
+//                return of a value that calls nothing, as all of these do, pops first:
+//                `return (__pst && __ps.x(__pst), E)`, no call while the switch is off)
+//   off/identity the same with each return written `__psr((E), __pst)`, a call of the probes'
+//                identity at every return (the form every return had before)
 //   on           the transform's output with the switch on (the stack kept through the probes'
 //                calls, as while a profiler runs, minus the logger's calls)
 //   node bench/instrument-exits.mjs [--engines=node,chromium,firefox,webkit] [--rounds=N]
@@ -34,18 +35,20 @@ export function loop(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + mid(i)
 const out = instrument(src, { file: 'exits.js', everyFunction: true }).code;
 // The switch on for the module's own probes (its header has run: `__ps` is set).
 const on = (code) => `${code}\n__ps.use(1);`;
-// (the returns here hold no `),__pst)` of their own)
-const RET = /__psr\(\((.*?)\),__pst\)/g;
-const noCall = out
-  .replace(RET, '(__psv=($1),__pst?__psr(__psv,__pst):__psv)')
-  .replaceAll('let __pst=', 'let __psv,__pst=');
-if (out.includes('try{') || (out.match(RET) || []).length !== 4 || noCall.includes('__psr(('))
+// (the returns here hold no `);` of their own)
+const RET = /return {2}\(__pst&&__ps\.x\(__pst\),(.*?)\);/g;
+const identity = out.replace(RET, 'return  __psr(($1),__pst);');
+if (
+  out.includes('try{') ||
+  (out.match(RET) || []).length !== 4 ||
+  identity.includes('__ps.x(__pst),')
+)
   throw new Error('the transform emits another form: update this bench');
 const own = (code, name) => code.replaceAll(PROBES_KEY, `${PROBES_KEY}.bench.${name}`);
 const variants = {
   plain: src,
   off: own(out, 'off'),
-  'off/no call': own(noCall, 'off-no-call'),
+  'off/identity': own(identity, 'off-identity'),
   on: own(on(out), 'on'),
 };
 

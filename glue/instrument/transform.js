@@ -6,16 +6,18 @@
 //
 // Per function (declarations, expressions, arrows, methods, accessors, constructors; async
 // functions and generators too; not a tiny one, which calls nothing, loops nowhere and makes
-// no function: tiny(), unless `everyFunction`), one text that differs from the next only in its frame id
-// `__psb_H + i`: the push and the pop are calls to the probes (probes.js), made only while the
-// switch `__pso.o` is on (a profiler runs), and no `try`:
+// no function: tiny(), unless `everyFunction`), one text that differs from the next only in
+// its frame id `__psb_H + i`: the push and the pop are calls to the probes (probes.js), made
+// only while the switch `__pso.o` is on (a profiler runs), and no `try`:
 //   { "directives"; let __pst = __pso.o && __ps.e(ID);
-//     body, with every `return E` as `return __psr((E), __pst)` (`__psr`: the probes' `r`)
+//     body, with every `return E` as `return __psr((E), __pst)` (`__psr`: the probes' `r`), or
+//     where E calls nothing `return (__pst && __ps.x(__pst), E)`
 //     ;__pst && __ps.x(__pst) }
 // (an async function or a generator enters with `let __pst = __ps.e(ID)`: its frame is popped
 // and re-entered around each suspension by calls anyway). With no profiler an ordinary
-// function's probes are the switch's read, a test of `__pst` at its end and the call of the
-// identity `__psr` at a return (inlined by the engines' JITs). An async generator's return awaits
+// function's probes are the switch's read, a test of `__pst` at its end and at a return of a
+// value that calls nothing, and the call of the identity `__psr` at a return of one that calls
+// (inlined by the engines' JITs). An async generator's return awaits
 // its value after the pop. The body stays the function's body: a `try` around it (stops 6-22)
 // moved body-level declarations into a block, which changed their scope (a function named like
 // a parameter, a sloppy `eval` declaring a var named like a function, Annex B functions, a
@@ -201,12 +203,10 @@ const NOT_TINY = new Set([
   'ArrowFunctionExpression',
 ]);
 
-/** Whether function `fn` does none of what NOT_TINY lists in its parameters or body (a default
- *  parameter may call): its run time is bounded by its own length. (A stack, not recursion:
- *  the walk's depth guard has not seen the body yet.) */
-function tiny(fn) {
-  if (fn.async || fn.generator) return false;
-  const todo = [...fn.params, fn.body];
+/** Whether the nodes `list` do none of what NOT_TINY lists. (A stack, not recursion: the
+ *  walk's depth guard has not seen them yet.) */
+function callFree(...list) {
+  const todo = list;
   while (todo.length) {
     const node = todo.pop();
     if (NOT_TINY.has(node.type)) return false;
@@ -214,6 +214,10 @@ function tiny(fn) {
   }
   return true;
 }
+
+/** Whether function `fn` does none of what NOT_TINY lists in its parameters or body (a default
+ *  parameter may call): its run time is bounded by its own length. */
+const tiny = (fn) => !fn.async && !fn.generator && callFree(...fn.params, fn.body);
 
 function hasWith(node) {
   if (node.type === 'WithStatement') return true;
@@ -484,8 +488,13 @@ export function instrument(
       // by token: a comment between the parameters and the arrow may contain `=>`).
       const params = node.params;
       const from = arrowEnd(code, params.length ? params[params.length - 1].end : node.start);
-      s.appendRight(from, `{${enter}return ${returned(f, '(')}`);
-      s.prependLeft(node.end, `${returned(f, ')')}}`);
+      if (inline && callFree(body)) {
+        s.appendRight(from, `{${enter}return(${T}&&${PS}.x(${T}),`);
+        s.prependLeft(node.end, ')}');
+      } else {
+        s.appendRight(from, `{${enter}return ${returned(f, '(')}`);
+        s.prependLeft(node.end, `${returned(f, ')')}}`);
+      }
     } else {
       let at = body.start + 1;
       const stmts = body.body;
@@ -509,7 +518,12 @@ export function instrument(
   // `return E` → `return __psr((E), T)`: the probes' `r`, bound by the header (a call of the
   // file's own binding: ~1 ns a call less than `__ps.r` in V8, bench/instrument-exits.mjs), the
   // identity with no profiler (T is 0). An async generator's return awaits its value after the
-  // frame is popped.
+  // frame is popped. In an ordinary function, an E that calls nothing (callFree: nothing it runs
+  // can be on the stack above this frame) is `(T && __ps.x(T), E)`, and a bare `return` is
+  // `return void (T && __ps.x(T))`: the frame pops first, and with no profiler nothing is
+  // called. A call at every return, executed even as the identity, cost V8 16 % of Preact's
+  // render with no profiler (bench/instrument-preact.mjs's "never profiled" row: the JIT
+  // inlines less around it); most of a framework's hot returns return a value it has.
   function returned(f, part) {
     return part === '(' ? `${R}((` : `),${T})`;
   }
@@ -524,19 +538,19 @@ export function instrument(
       s.prependLeft(node.end, '}');
       return;
     }
+    const pop = `${T}&&${PS}.x(${T})`;
     if (!arg) {
-      s.overwrite(
-        node.start,
-        node.start + 6,
-        `return ${returned(f, '(')}void 0${returned(f, ')')}`,
-        {
-          contentOnly: true,
-        },
-      );
+      const exit = f.inline ? `void(${pop})` : `${returned(f, '(')}void 0${returned(f, ')')}`;
+      s.overwrite(node.start, node.start + 6, `return ${exit}`, { contentOnly: true });
       return;
     }
     // (the space: `return"s"`; at the operand's end the later prependLeft lands first, so an
     // `await` operand's own closings, inserted after this, stay inside)
+    if (f.inline && callFree(arg)) {
+      s.appendRight(arg.start, ` (${pop},`);
+      s.prependLeft(arg.end, ')');
+      return;
+    }
     s.appendRight(arg.start, ` ${returned(f, '(')}`);
     s.prependLeft(arg.end, returned(f, ')'));
   }

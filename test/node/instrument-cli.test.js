@@ -84,7 +84,11 @@ test('usage errors exit with 2, unreadable or unparsable input with 1, and write
 });
 
 test('--stack always: the file turns the stack on for the realm when it first runs', async () => {
-  writeFileSync(join(dir, 'kept.mjs'), 'export const depth = (P) => P.S[0];\n');
+  // (the depth read before the return: a value that calls nothing returns after the pop)
+  writeFileSync(
+    join(dir, 'kept.mjs'),
+    'export const depth = (P) => { const d = P.S[0]; return d; };\n',
+  );
   // (a tiny arrow: instrumented with --every-function only)
   const args = [join(dir, 'kept.mjs'), '-o', join(dir, 'kept.out.mjs'), '--no-source-map'];
   assert.equal(await run(args, { stdout: sink() }), 0);

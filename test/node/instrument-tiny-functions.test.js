@@ -68,7 +68,7 @@ test("a tiny function's time is its caller's: it never is on the probes' stack",
   // (a probe object of its own, the switch on for it alone: the realm's stays as it is)
   const key = 'perfshim.test.tiny-functions';
   const src = `const P = globalThis[Symbol.for(${JSON.stringify(key)})];
-    export const depth = () => P.S[0];
+    export const depth = () => { const d = P.S[0]; return d; };
     export function outer() { return depth(); }`;
   const load = async (options) => {
     const code = instrument(src, { stack: 'always', ...options }).code;

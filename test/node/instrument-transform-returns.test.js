@@ -74,11 +74,16 @@ const returnForms = `(function forms() {
 test('every form of return passes its value through unchanged', async () => {
   const plain = vm.runInThisContext(returnForms);
   const out = instrument(returnForms, { file: 'forms.js' }).code;
+  // (a value that calls nothing returns after the pop; one that calls passes through __psr)
   assert.ok(
-    out.includes('return  __ps10_r((a, a + 1),__pst)'),
+    out.includes('return  (__pst&&__ps10_.x(__pst),a, a + 1)'),
     'a comma expression in parentheses',
   );
-  assert.ok(out.includes('return __ps10_r((void 0),__pst)\n'), 'return + newline: returns nothing');
+  assert.ok(out.includes('return  __ps10_r((function () {'), 'a function made');
+  assert.ok(
+    out.includes('return void(__pst&&__ps10_.x(__pst))\n'),
+    'return + newline: returns nothing',
+  );
   const got = vm.runInThisContext(out);
   assert.deepEqual(got, plain);
   assert.deepEqual(got, [
@@ -141,10 +146,13 @@ test("a return exits only its own function's frame", async () => {
     '  return [inner, p()];\n' +
     '}';
   const out = instrument(src, { file: 'nested.js' }).code;
-  // an exit at the end of each block body (a, b, m, d, outer); one per return (a, b, m, outer)
-  // and arrow expression body (c)
+  // an exit at the end of each block body (a, b, m, d, outer); one per return: through __psr
+  // where the value calls (a, outer), after the pop where it does not (b, m, and c's expression
+  // body)
   assert.equal(out.split(';__pst&&__ps.x(__pst);').length - 1, 5);
-  assert.equal(out.split('__psr((').length - 1, 5);
+  assert.equal(out.split('__psr((').length - 1, 2);
+  assert.equal(out.split('return  (__pst&&__ps.x(__pst),').length - 1, 2);
+  assert.equal(out.split('return(__pst&&__ps.x(__pst), 3)').length - 1, 1);
   const m = await load(out);
   assert.deepEqual(m.outer(stackNames), [
     [['outer', 'a'], 2, 3, 4, undefined, ['outer']],
@@ -274,8 +282,9 @@ test('ordinary functions call the probes to push and pop only while the switch i
   Q.use(1);
   assert.equal(m.mid(1), 4);
   assert.equal(m.catches(), 'caught');
-  // mid, m, arrow, leaf, catches and boom push; the exception is repaired in the catch
-  assert.deepEqual(calls, { e: 6, x: 0, k: 1 }, 'switch on: every frame calls the probes');
+  // mid, m, arrow, leaf, catches and boom push; the exception is repaired in the catch; the
+  // returns of a value that calls nothing (leaf's, catches') pop through x first
+  assert.deepEqual(calls, { e: 6, x: 2, k: 1 }, 'switch on: every frame calls the probes');
   assert.equal(Q.S[0], 0);
   const id = (name) => Q.frames.findIndex((f) => f[0] === name);
   // A logger with a window of one record: called for every record, which it takes.
@@ -314,8 +323,9 @@ test('ordinary functions call the probes to push and pop only while the switch i
     [~1, 1],
     [~0, 0],
   ]);
-  // (later: its await pops through `x` and the resume pushes again)
-  assert.deepEqual(calls, { e: 15, x: 1, k: 2 });
+  // (later: its await pops through `x` and the resume pushes again; leaf's and catches' returns
+  // of a value that calls nothing pop through `x` too)
+  assert.deepEqual(calls, { e: 15, x: 6, k: 2 });
   assert.equal(Q.S[0], 0);
 });
 
