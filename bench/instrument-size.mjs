@@ -164,7 +164,7 @@ for (const [label, make] of Object.entries(builders)) {
   rows.push(row);
 }
 
-const x = (a, b) => `${(a / b).toFixed(2)}x`;
+const x = (a, b) => `${(a / b).toFixed(3)}x`;
 const kb = (b) => (b / 1024).toFixed(1);
 console.log(
   `\n### Instrumented bytes against the plain build (KB raw / gzip; ratio gzipped, raw; goal <= 1.15x gzipped)\n`,

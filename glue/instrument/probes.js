@@ -9,12 +9,14 @@
 // below); S[2] how many frames are slow; S[3 .. B) the log window; S[B + i] the frame id at
 // depth i, B = STACK_BASE = 258 (frames deeper than the array are counted but not stored: a
 // typed array ignores writes past its end). `F` (Uint8Array, by frame id) is 1 for a slow frame
-// (the log sampler keeps it: glue/instrument/source.js). `frames` is the frame table: [name,
-// url, line, column] per frame id, registered once per script by `reg(urls, names, at)`
-// (names: one per frame; at: a string of comma-separated numbers, per frame the index into urls
-// when there are several, the line as a difference from the frame before's, and the column,
-// as a difference from the frame before's too when the line is the same (a minified line holds
-// many functions): a smaller text than the numbers as an array, read once).
+// (the log sampler keeps it: glue/instrument/source.js). Each script registers its frame table
+// once, `reg(n, urls, names, at)` (n frames; names: one per frame, joined by commas unless a name
+// holds one, then an array; at: per frame the index into urls when there are several, the line
+// as a difference from the frame before's, and the column, as a difference from the frame
+// before's too when the line is the same (a minified line holds many functions), in base 36,
+// joined by commas): `reg` only keeps the text and hands out the frame ids, and the profiler
+// reads it (`probeFrames`, below), so the decoding is not in every instrumented bundle (since
+// probes.11; the text is smaller than the numbers and names as arrays).
 //
 // The switch: the stack is kept only while a profiler runs (`use(+1)` when a session starts,
 // `use(-1)` when it ends; the instrumentation source calls them). The switch is one object of
@@ -117,7 +119,10 @@ export function createProbes() {
     S,
     /** The slow frames (1 by frame id), grown and kept by the log sampler. */
     F: new Uint8Array(0),
-    frames: [],
+    /** Frames registered so far (the next file's first frame id), and each file's frame table
+     *  as registered, [first id, urls, names, positions] (probeFrames reads them). */
+    n: 0,
+    t: [],
     /** Sets the logger the cursor calls. */
     log(f) {
       L = f;
@@ -129,18 +134,10 @@ export function createProbes() {
       users += d;
       C.o = users > 0 ? 1 : 0;
     },
-    reg(urls, names, at) {
-      const base = P.frames.length;
-      const n = at.split(',');
-      const w = urls.length > 1 ? 3 : 2;
-      let line = 0,
-        col = 0;
-      for (let i = 0; i < names.length; i++) {
-        const d = +n[i * w + w - 2];
-        line += d;
-        col = (d === 0 ? col : 0) + +n[i * w + w - 1];
-        P.frames.push([names[i], urls[w > 2 ? +n[i * w] : 0], line, col]);
-      }
+    reg(n, urls, names, at) {
+      const base = P.n;
+      P.n = base + n;
+      P.t.push([base, urls, names, at]);
       return base;
     },
     e(id) {
@@ -186,13 +183,37 @@ export function createProbes() {
   return P;
 }
 
+const decoded = new WeakMap(); // probe object -> {frames, k: its tables decoded}
+
+/** The frame table of probe object `P`: [name, url, line, column] by frame id (the tables
+ *  registered since the last call decoded now). */
+export function probeFrames(P) {
+  let d = decoded.get(P);
+  if (!d) decoded.set(P, (d = { frames: [], k: 0 }));
+  for (; d.k < P.t.length; d.k++) {
+    const [base, urls, names, at] = P.t[d.k];
+    const list = typeof names === 'string' ? names.split(',') : names;
+    const n = at.split(',');
+    const w = urls.length > 1 ? 3 : 2;
+    let line = 0,
+      col = 0;
+    for (let i = 0; i < list.length; i++) {
+      const dl = Number.parseInt(n[i * w + w - 2], 36);
+      line += dl;
+      col = (dl === 0 ? col : 0) + Number.parseInt(n[i * w + w - 1], 36);
+      d.frames[base + i] = [list[i], urls[w > 2 ? Number.parseInt(n[i * w], 36) : 0], line, col];
+    }
+  }
+  return d.frames;
+}
+
 /** Where the stack starts in the probes' array (S[STACK_BASE + i]: the frame at depth i); the
  *  log window is S[3 .. STACK_BASE). The same number is written inside `createProbes`. */
 export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.10';
+export const PROBES_KEY = 'perfshim.probes.11';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

@@ -15,7 +15,7 @@
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { isWindow, isWorker, nativeNow, timeOrigin } from '../host/host.js';
 import { domException } from '../host/errors.js';
-import { getProbes, PROBES_KEY, STACK_BASE as B } from './probes.js';
+import { getProbes, PROBES_KEY, probeFrames, STACK_BASE as B } from './probes.js';
 import { PS_E_NOMEM } from '../host/abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
@@ -265,16 +265,17 @@ function stateOf(core) {
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
-      if (P.F.length < P.frames.length) {
-        const grown = new Uint8Array(P.frames.length * 2);
+      const table = probeFrames(P);
+      if (P.F.length < table.length) {
+        const grown = new Uint8Array(table.length * 2);
         grown.set(P.F);
         P.F = grown;
         const c = new Int32Array(grown.length);
         c.set(credit);
         credit = c;
       }
-      for (; registered < P.frames.length; registered++) {
-        const [name, url, line, column] = P.frames[registered];
+      for (; registered < table.length; registered++) {
+        const [name, url, line, column] = table[registered];
         const nameLen = core.putString(String(name));
         const total = core.putString(String(name) + String(url));
         check(
@@ -614,7 +615,7 @@ export function createInstrumentSource({ mode = 'auto' } = {}) {
     available() {
       if (isWindow || isWorker) return true;
       const P = globalThis[Symbol.for(PROBES_KEY)];
-      return !!(P && P.frames.length);
+      return !!(P && P.n > 0);
     },
     supportedIntervalMs,
     start(codec, h, intervalMs, maxBufferSize, onFull, core) {

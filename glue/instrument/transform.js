@@ -658,16 +658,21 @@ export function instrument(
   // (frames mapped through an input map may name several sources).
   const urls = [...new Set(frames.map((f) => f.url))];
   // (per frame: the line's difference from the frame before's, and the column, a difference too
-  // when the line is the same; probes.js's `reg` reads them)
+  // when the line is the same, in base 36; names joined by commas unless one holds a comma;
+  // probes.js's `probeFrames` reads them)
   let line = 0,
     column = 0;
   const positions = frames.map((f) => {
-    const d = `${f.line - line},${f.line === line ? f.column - column : f.column}`;
+    const d = `${(f.line - line).toString(36)},${(f.line === line ? f.column - column : f.column).toString(36)}`;
     line = f.line;
     column = f.column;
-    return urls.length > 1 ? `${urls.indexOf(f.url)},${d}` : d;
+    return urls.length > 1 ? `${urls.indexOf(f.url).toString(36)},${d}` : d;
   });
-  const table = `${JSON.stringify(urls)},${JSON.stringify(frames.map((f) => f.name))},"${positions.join(',')}"`;
+  const frameNames = frames.map((f) => f.name);
+  const table =
+    `${frames.length},${JSON.stringify(urls)},` +
+    `${JSON.stringify(frameNames.some((n) => n.includes(',')) ? frameNames : frameNames.join(','))},` +
+    `"${positions.join(',')}"`;
   const key = JSON.stringify(PROBES_KEY);
   // (a module may import the runtime instead: one copy per bundle; the import comes first, so
   // the runtime's module is evaluated before this one's, even in an import cycle)

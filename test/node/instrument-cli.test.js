@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import MagicString from 'magic-string';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { run } from '../../glue/cli/instrument.js';
-import { getProbes, PROBES_KEY } from '../../glue/instrument/probes.js';
+import { getProbes, probeFrames, PROBES_KEY } from '../../glue/instrument/probes.js';
 
 const sink = () => {
   const s = {
@@ -44,11 +44,11 @@ test('instruments a file: runnable output, frames, a linked source map into the 
   const text = readFileSync(out, 'utf8');
   assert.match(text, /\/\/# sourceMappingURL=out\.mjs\.map\n$/);
   const P = getProbes();
-  const before = P.frames.length;
+  const before = probeFrames(P).length;
   const m = await import(pathToFileURL(out).href);
   assert.equal(m.twice(21), 42);
   assert.deepEqual(
-    P.frames.slice(before),
+    probeFrames(P).slice(before),
     [['twice', 'twice.ts', 1, 22]] /* the ( of its parameters, as V8 places it */,
   );
   const map = new TraceMap(readFileSync(`${out}.map`, 'utf8'));

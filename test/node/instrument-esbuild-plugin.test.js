@@ -10,7 +10,7 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { esbuildPlugin } from '../../glue/instrument/index.js';
-import { getProbes } from '../../glue/instrument/probes.js';
+import { getProbes, probeFrames } from '../../glue/instrument/probes.js';
 
 const app = fileURLToPath(new URL('./fixtures/instrument-app/', import.meta.url));
 
@@ -33,11 +33,11 @@ test('esbuild + the plugin: an instrumented bundle that runs and maps back to it
     'both modules instrumented (one frame table each)',
   );
   const P = getProbes();
-  const before = P.frames.length;
+  const before = probeFrames(P).length;
   const m = await import(pathToFileURL(outfile).href);
   assert.deepEqual(m.main(), [6, 2]);
   assert.equal(P.S[0], 0);
-  const frames = P.frames
+  const frames = probeFrames(P)
     .slice(before)
     .map(([name, url, line, column]) => `${name}@${url}:${line}:${column}`)
     .sort();

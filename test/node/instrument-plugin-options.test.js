@@ -23,7 +23,7 @@ const babelPlugin = () =>
   });
 const resolve = () => nodeResolve({ extensions: ['.js', '.jsx'] });
 const frameTables = (code) =>
-  [...code.matchAll(/\.reg\((\[[^\]]*\])/g)].map((m) => JSON.parse(m[1]));
+  [...code.matchAll(/\.reg\(\d+,(\[[^\]]*\])/g)].map((m) => JSON.parse(m[1]));
 
 test('a virtual \\0 module is left alone; the files are instrumented', async () => {
   const virtual = {

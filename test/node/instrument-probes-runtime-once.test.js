@@ -14,7 +14,7 @@ import MagicString from 'magic-string';
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
 import { instrument, PROBES_TEXT } from './fixtures/instrument-every-function.mjs';
 import { esbuildPlugin, rollupPlugin } from '../../glue/instrument/index.js';
-import { getProbes } from '../../glue/instrument/probes.js';
+import { getProbes, probeFrames } from '../../glue/instrument/probes.js';
 
 const app = fileURLToPath(new URL('./fixtures/instrument-app/', import.meta.url));
 const copies = (code) => code.split('function createProbes(').length - 1;
@@ -48,11 +48,11 @@ for (const [name, probes, want] of [
     const code = readFileSync(outfile, 'utf8');
     assert.equal(copies(code), want);
     const P = getProbes();
-    const from = P.frames.length;
+    const from = probeFrames(P).length;
     const m = await import(pathToFileURL(outfile).href);
     assert.deepEqual(m.main(), [6, 2]);
     assert.deepEqual(
-      P.frames
+      probeFrames(P)
         .slice(from)
         .map((f) => f[0])
         .sort(),

@@ -19,7 +19,7 @@ import {
   vitePlugin,
   webpackPlugin,
 } from '../../glue/instrument/index.js';
-import { getProbes } from '../../glue/instrument/probes.js';
+import { getProbes, probeFrames } from '../../glue/instrument/probes.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/preact-app/', import.meta.url));
@@ -65,10 +65,10 @@ function functionsOf(file, babelChain = true) {
 // Runs a bundle in this realm and returns the frames it registered, by resource.
 async function framesOf(run) {
   const P = getProbes();
-  const from = P.frames.length;
+  const from = probeFrames(P).length;
   await run();
   const by = {};
-  for (const [name, res, line, column] of P.frames.slice(from))
+  for (const [name, res, line, column] of probeFrames(P).slice(from))
     (by[res] ||= []).push({ name, at: `${line}:${column}` });
   return by;
 }

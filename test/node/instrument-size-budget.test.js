@@ -1,6 +1,7 @@
 // The instrumented build's bytes against the plain build's (issue 25: <= 1.15x gzipped), held to
 // a ceiling: marked (a library, every function but the tiny ones instrumented: 1.166x before
-// they were left out, 1.154x since, with call-free returns popping first) and the Preact fixture app (the
+// they were left out, 1.154x since, with call-free returns popping first, 1.147x with probes.11's
+// frame table kept as text, decoded by the profiler) and the Preact fixture app (the
 // app's modules instrumented, the probes' runtime once), each bundled and minified by esbuild,
 // gzip -9. Before probes.10 (a push, a pop and logging tests inline in every function, with
 // locals a minifier names per function): 1.39x and 1.25x; bench/instrument-size.mjs has the
@@ -31,15 +32,15 @@ async function gzipped(options, plugin) {
   return r.outputFiles.reduce((n, f) => n + gzipSync(f.contents, { level: 9 }).length, 0);
 }
 
-test('marked instrumented: <= 1.16x the plain build gzipped (goal 1.15x)', async () => {
+test('marked instrumented: <= 1.15x the plain build gzipped', async () => {
   const options = { entryPoints: [join(repo, 'node_modules/marked/lib/marked.esm.js')] };
   const plain = await gzipped(options);
   const instrumented = await gzipped(options, esbuildPlugin({ include: /marked/ }));
   const ratio = instrumented / plain;
-  assert.ok(ratio <= 1.16, `${ratio.toFixed(3)}x`);
+  assert.ok(ratio <= 1.15, `${ratio.toFixed(3)}x`);
 });
 
-test('the Preact app instrumented: <= 1.155x the plain build gzipped (goal 1.15x)', async () => {
+test('the Preact app instrumented: <= 1.15x the plain build gzipped', async () => {
   const app = join(mkdtempSync(join(tmpdir(), 'perfshim-size-budget-')), 'app');
   cpSync(join(repo, 'test/node/fixtures/preact-app'), app, { recursive: true });
   mkdirSync(join(app, 'node_modules'));
@@ -52,5 +53,5 @@ test('the Preact app instrumented: <= 1.155x the plain build gzipped (goal 1.15x
   const plain = await gzipped(options);
   const instrumented = await gzipped(options, esbuildPlugin({}));
   const ratio = instrumented / plain;
-  assert.ok(ratio <= 1.155, `${ratio.toFixed(3)}x`);
+  assert.ok(ratio <= 1.15, `${ratio.toFixed(3)}x`);
 });

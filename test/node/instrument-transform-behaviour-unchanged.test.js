@@ -168,7 +168,7 @@ test('a classic script adds nothing enumerable to the global object, and keeps i
   vm.runInContext('var __ps = {}, __pss = new Int32Array(600), __pso = { o: 1 };', ctx);
   const depth = vm.runInContext(
     `var P = globalThis[Symbol.for(${KEY})]; var d = []; ` +
-      'var g = function () { d.push(P.S[0]); }; P.frames.length',
+      'var g = function () { d.push(P.S[0]); }; P.n',
     ctx,
   );
   assert.equal(depth, 1);

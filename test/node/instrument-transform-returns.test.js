@@ -7,7 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { instrument } from './fixtures/instrument-every-function.mjs';
-import { getProbes, PROBES_KEY, STACK_BASE } from '../../glue/instrument/probes.js';
+import { getProbes, probeFrames, PROBES_KEY, STACK_BASE } from '../../glue/instrument/probes.js';
 import { loadCore } from '../../glue/host/loader.js';
 import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
@@ -36,7 +36,7 @@ const CHAIN =
 /** The names on the shadow stack, outermost first. */
 function stackNames() {
   const names = [];
-  for (let i = 0; i < P.S[0]; i++) names.push(P.frames[P.S[i + STACK_BASE]][0]);
+  for (let i = 0; i < P.S[0]; i++) names.push(probeFrames(P)[P.S[i + STACK_BASE]][0]);
   return names;
 }
 
@@ -76,12 +76,12 @@ test('every form of return passes its value through unchanged', async () => {
   const out = instrument(returnForms, { file: 'forms.js' }).code;
   // (a value that calls nothing returns after the pop; one that calls passes through __psr)
   assert.ok(
-    out.includes('return  (__pst&&__ps10_.x(__pst),a, a + 1)'),
+    out.includes('return  (__pst&&__ps11_.x(__pst),a, a + 1)'),
     'a comma expression in parentheses',
   );
-  assert.ok(out.includes('return  __ps10_r((function () {'), 'a function made');
+  assert.ok(out.includes('return  __ps11_r((function () {'), 'a function made');
   assert.ok(
-    out.includes('return void(__pst&&__ps10_.x(__pst))\n'),
+    out.includes('return void(__pst&&__ps11_.x(__pst))\n'),
     'return + newline: returns nothing',
   );
   const got = vm.runInThisContext(out);
@@ -286,7 +286,7 @@ test('ordinary functions call the probes to push and pop only while the switch i
   // returns of a value that calls nothing (leaf's, catches') pop through x first
   assert.deepEqual(calls, { e: 6, x: 2, k: 1 }, 'switch on: every frame calls the probes');
   assert.equal(Q.S[0], 0);
-  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
+  const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
   // A logger with a window of one record: called for every record, which it takes.
   const records = [];
   const one = STACK_BASE - 1;
@@ -343,7 +343,7 @@ function windowLogger(Q, from) {
 
 test('the inline probes call the logger only when the log window is full or at depth 0', async () => {
   const { m, Q } = await withOwnProbes('window', CHAIN);
-  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
+  const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
   const calls = windowLogger(Q, STACK_BASE - 4);
   try {
     assert.equal(m.mid(1), 4);
@@ -360,8 +360,8 @@ test('the inline probes call the logger only when the log window is full or at d
 
 test('while a frame is slow the inline probes call the logger at each record next to its gaps', async () => {
   const { m, Q } = await withOwnProbes('slow', CHAIN);
-  const id = (name) => Q.frames.findIndex((f) => f[0] === name);
-  Q.F = new Uint8Array(Q.frames.length);
+  const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
+  Q.F = new Uint8Array(probeFrames(Q).length);
   Q.F[id('arrow')] = 1;
   const calls = windowLogger(Q, STACK_BASE - 64);
   try {

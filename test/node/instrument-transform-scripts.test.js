@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { instrument } from './fixtures/instrument-every-function.mjs';
-import { PROBES_KEY } from '../../glue/instrument/probes.js';
+import { PROBES_KEY, probeFrames } from '../../glue/instrument/probes.js';
 
 const P = (ctx) => vm.runInContext(`globalThis[Symbol.for(${JSON.stringify(PROBES_KEY)})]`, ctx);
 
@@ -20,7 +20,7 @@ test('two classic scripts in one realm: one probe object, their own frames', () 
   vm.runInContext(instrument('function b() { return a(); }', { file: 'b.js' }).code, ctx);
   assert.equal(vm.runInContext('b()', ctx), 'object'); // sloppy: `this` is the global
   assert.deepEqual(
-    Array.from(P(ctx).frames, (f) => `${f[0]}@${f[1]}`),
+    Array.from(probeFrames(P(ctx)), (f) => `${f[0]}@${f[1]}`),
     ['a@a.js', 'b@b.js'],
   );
   assert.equal(P(ctx).S[0], 0);
@@ -103,7 +103,9 @@ test("an import cycle runs a module's functions before its body: they register a
     assert.equal(await b.fromA[3][1], 2);
     assert.equal(a.fromB, 'b');
     const Q = globalThis[Symbol.for(PROBES_KEY)];
-    const names = Q.frames.filter((f) => /^(a|aa|b)$/.test(f[0])).map((f) => `${f[0]}@${f[1]}`);
+    const names = probeFrames(Q)
+      .filter((f) => /^(a|aa|b)$/.test(f[0]))
+      .map((f) => `${f[0]}@${f[1]}`);
     assert.deepEqual(names.sort(), ['a@a.mjs', 'aa@a.mjs', 'b@b.mjs'], 'each file registered once');
     assert.equal(Q.S[0], 0);
   } finally {

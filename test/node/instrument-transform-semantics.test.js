@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { instrument } from './fixtures/instrument-every-function.mjs';
-import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
+import { getProbes, probeFrames, STACK_BASE } from '../../glue/instrument/probes.js';
 
 const file = new URL('./fixtures/instrument-kinds.mjs', import.meta.url);
 const source = readFileSync(file, 'utf8');
@@ -16,7 +16,7 @@ const out = instrument(source, { file: 'instrument-kinds.mjs' });
 function stackNames() {
   const P = getProbes();
   const names = [];
-  for (let i = 0; i < P.S[0]; i++) names.push(P.frames[P.S[i + STACK_BASE]][0]);
+  for (let i = 0; i < P.S[0]; i++) names.push(probeFrames(P)[P.S[i + STACK_BASE]][0]);
   return names;
 }
 

@@ -9,7 +9,7 @@ import { createCore, loadCore } from '../../glue/host/loader.js';
 import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { instrument } from './fixtures/instrument-every-function.mjs';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
-import { getProbes, STACK_BASE } from '../../glue/instrument/probes.js';
+import { getProbes, probeFrames, STACK_BASE } from '../../glue/instrument/probes.js';
 import { SWITCH_SRC as SRC, SAMPLERS, spinSamples } from './fixtures/instrument-switch.mjs';
 
 const P = getProbes();
@@ -20,7 +20,7 @@ const load = (src, name) =>
 /** The names on the shadow stack, outermost first. */
 const names = () => {
   const out = [];
-  for (let i = 0; i < P.S[0]; i++) out.push(P.frames[P.S[i + STACK_BASE]][0]);
+  for (let i = 0; i < P.S[0]; i++) out.push(probeFrames(P)[P.S[i + STACK_BASE]][0]);
   return out;
 };
 for (const mode of SAMPLERS) {
