@@ -10,13 +10,14 @@
 // depth i, B = STACK_BASE = 258 (frames deeper than the array are counted but not stored: a
 // typed array ignores writes past its end). `F` (Uint8Array, by frame id) is 1 for a slow frame
 // (the log sampler keeps it: glue/instrument/source.js). Each script registers its frame table
-// once, `reg(n, urls, names, at)` (n frames; names: one per frame, joined by commas unless a name
-// holds one, then an array; at: per frame the index into urls when there are several, the line
-// as a difference from the frame before's, and the column, as a difference from the frame
-// before's too when the line is the same (a minified line holds many functions), in base 36,
-// joined by commas): `reg` only keeps the text and hands out the frame ids, and the profiler
-// reads it (`probeFrames`, below), so the decoding is not in every instrumented bundle (since
-// probes.11; the text is smaller than the numbers and names as arrays).
+// once, `reg(n, urls, names, at)`: n frames; names, one per frame, in one text joined by its
+// first character (a comma unless a name holds one); at, per frame the index into urls when
+// there are several, the line as a difference from the frame before's, and the column, as a
+// difference from the frame before's too when the line is the same (a minified line holds many
+// functions), in base 36, joined by commas. `reg` only keeps its arguments and hands out the
+// frame ids; the profiler reads the text (`readFrameTable`, below), so the decoding is not in
+// every instrumented bundle (since probes.11; the text is smaller than arrays of numbers and
+// names, too).
 //
 // The switch: the stack is kept only while a profiler runs (`use(+1)` when a session starts,
 // `use(-1)` when it ends; the instrumentation source calls them). The switch is one object of
@@ -78,9 +79,9 @@ export function createProbes() {
   const C = { o: 0 };
   var users = 0;
   // No logger: logging stops (a cursor set without one would run into the stack).
-  var L = function L() {
+  function L() {
     S[1] = 0;
-  };
+  }
   // One record at the cursor (set: a logger runs): the frame changing is at S[d + 258] (pushed
   // there, or returning from there). The push and the pop (`e`, `pop`) write theirs inline, the
   // same text: in SpiderMonkey a call to `rec` on every record cost more than the record (the
@@ -98,13 +99,13 @@ export function createProbes() {
   // probed at returns, see the protocol above). Queued by a push, once until it ran.
   var pending = 0;
   const Q = typeof queueMicrotask === 'function' ? queueMicrotask : null;
-  var reset = function reset() {
+  function reset() {
     pending = 0;
     if (S[0] !== 0) {
       S[0] = 0;
       if (S[1]) rec(-1, 0);
     }
-  };
+  }
   // The pop to the depth before frame depth t (t > 0), as `x` and `r` make it.
   var pop = function pop(t) {
     S[0] = --t;
@@ -120,7 +121,7 @@ export function createProbes() {
     /** The slow frames (1 by frame id), grown and kept by the log sampler. */
     F: new Uint8Array(0),
     /** Frames registered so far (the next file's first frame id), and each file's frame table
-     *  as registered, [first id, urls, names, positions] (probeFrames reads them). */
+     *  as registered, the arguments of `reg` (readFrameTable reads them). */
     n: 0,
     t: [],
     /** Sets the logger the cursor calls. */
@@ -134,11 +135,9 @@ export function createProbes() {
       users += d;
       C.o = users > 0 ? 1 : 0;
     },
-    reg(n, urls, names, at) {
-      const base = P.n;
-      P.n = base + n;
-      P.t.push([base, urls, names, at]);
-      return base;
+    reg(n) {
+      P.t.push(arguments);
+      return (P.n += n) - n;
     },
     e(id) {
       if (C.o === 0) return 0;
@@ -183,28 +182,30 @@ export function createProbes() {
   return P;
 }
 
-const decoded = new WeakMap(); // probe object -> {frames, k: its tables decoded}
-
-/** The frame table of probe object `P`: [name, url, line, column] by frame id (the tables
- *  registered since the last call decoded now). */
-export function probeFrames(P) {
-  let d = decoded.get(P);
-  if (!d) decoded.set(P, (d = { frames: [], k: 0 }));
-  for (; d.k < P.t.length; d.k++) {
-    const [base, urls, names, at] = P.t[d.k];
-    const list = typeof names === 'string' ? names.split(',') : names;
-    const n = at.split(',');
-    const w = urls.length > 1 ? 3 : 2;
-    let line = 0,
-      col = 0;
-    for (let i = 0; i < list.length; i++) {
-      const dl = Number.parseInt(n[i * w + w - 2], 36);
-      line += dl;
-      col = (dl === 0 ? col : 0) + Number.parseInt(n[i * w + w - 1], 36);
-      d.frames[base + i] = [list[i], urls[w > 2 ? Number.parseInt(n[i * w], 36) : 0], line, col];
-    }
+/** Reads one frame table as `reg` kept it (its arguments), whose first frame id is `base`:
+ *  each(id, name, url, line, column) for each of its frames, in order. Returns the next
+ *  table's first id. */
+export function readFrameTable([count, urls, names, at], base, each) {
+  const n = at.split(',');
+  const list = names.slice(1).split(names[0]);
+  const w = urls.length > 1 ? 3 : 2;
+  let line = 0,
+    col = 0;
+  for (let i = 0; i < list.length; i++) {
+    const dl = parseInt(n[i * w + w - 2], 36);
+    line += dl;
+    col = (dl === 0 ? col : 0) + parseInt(n[i * w + w - 1], 36);
+    each(base + i, list[i], urls[w > 2 ? parseInt(n[i * w], 36) : 0], line, col);
   }
-  return d.frames;
+  return base + count;
+}
+
+/** The frame table of probe object `P`: [name, url, line, column] by frame id. */
+export function probeFrames(P) {
+  const frames = [];
+  let base = 0;
+  for (const t of P.t) base = readFrameTable(t, base, (id, ...frame) => (frames[id] = frame));
+  return frames;
 }
 
 /** Where the stack starts in the probes' array (S[STACK_BASE + i]: the frame at depth i); the

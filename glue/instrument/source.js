@@ -15,7 +15,7 @@
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { isWindow, isWorker, nativeNow, timeOrigin } from '../host/host.js';
 import { domException } from '../host/errors.js';
-import { getProbes, PROBES_KEY, probeFrames, STACK_BASE as B } from './probes.js';
+import { getProbes, PROBES_KEY, readFrameTable, STACK_BASE as B } from './probes.js';
 import { PS_E_NOMEM } from '../host/abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
@@ -100,7 +100,8 @@ function stateOf(core) {
   const check = (r) => core.check(r, CONTEXT);
   const P = getProbes();
   const S = P.S; // the probes' stack, the same array for their whole life
-  let registered = 0;
+  let tables = 0, // the probes' frame tables registered in the core...
+    base = 0; // ...and their frames
   // The log: `n` records in R (a frame id for an enter, ~depth for an exit) and `m / 2` stamps
   // in T (record index, time), copied into the core's log (`at`: its byte address) at each
   // hand-over. A plain array, not a view of the core's memory: cheaper to write in every engine
@@ -265,23 +266,20 @@ function stateOf(core) {
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
-      const table = probeFrames(P);
-      if (P.F.length < table.length) {
-        const grown = new Uint8Array(table.length * 2);
+      if (P.F.length < P.n) {
+        const grown = new Uint8Array(P.n * 2);
         grown.set(P.F);
         P.F = grown;
         const c = new Int32Array(grown.length);
         c.set(credit);
         credit = c;
       }
-      for (; registered < table.length; registered++) {
-        const [name, url, line, column] = table[registered];
-        const nameLen = core.putString(String(name));
-        const total = core.putString(String(name) + String(url));
-        check(
-          x.ps_instrument_frame(registered, nameLen, total - nameLen, line >>> 0, column >>> 0),
-        );
-      }
+      for (; tables < P.t.length; tables++)
+        base = readFrameTable(P.t[tables], base, (id, name, url, line, column) => {
+          const nameLen = core.putString(name); // (a name is a string: readFrameTable)
+          const total = core.putString(name + String(url));
+          check(x.ps_instrument_frame(id, nameLen, total - nameLen, line >>> 0, column >>> 0));
+        });
     },
     /** Hand the log over to the core (the window's records first, while logging). The last
      *  record is stamped if it is not yet: the core applies records after the last stamp at

@@ -658,8 +658,8 @@ export function instrument(
   // (frames mapped through an input map may name several sources).
   const urls = [...new Set(frames.map((f) => f.url))];
   // (per frame: the line's difference from the frame before's, and the column, a difference too
-  // when the line is the same, in base 36; names joined by commas unless one holds a comma;
-  // probes.js's `probeFrames` reads them)
+  // when the line is the same, in base 36; the names joined, the separator first;
+  // probes.js's `readFrameTable` reads them)
   let line = 0,
     column = 0;
   const positions = frames.map((f) => {
@@ -669,9 +669,12 @@ export function instrument(
     return urls.length > 1 ? `${urls.indexOf(f.url).toString(36)},${d}` : d;
   });
   const frameNames = frames.map((f) => f.name);
+  // (the names' separator: a comma, or the first character from U+0001 up that no name holds)
+  let sep = ',';
+  for (let c = 1; frameNames.some((n) => n.includes(sep)); c++) sep = String.fromCharCode(c);
   const table =
     `${frames.length},${JSON.stringify(urls)},` +
-    `${JSON.stringify(frameNames.some((n) => n.includes(',')) ? frameNames : frameNames.join(','))},` +
+    `${JSON.stringify(sep + frameNames.join(sep))},` +
     `"${positions.join(',')}"`;
   const key = JSON.stringify(PROBES_KEY);
   // (a module may import the runtime instead: one copy per bundle; the import comes first, so

@@ -1,6 +1,6 @@
 // A file's frame table, as the transform writes it into the file and the profiler reads it back
-// (probes.js: `reg` keeps the text, `probeFrames` decodes it): names joined by commas unless a
-// name holds one, positions as base-36 differences, several sources through an input map. What
+// (probes.js: `reg` keeps the text, `readFrameTable` decodes it): names joined by a separator
+// no name holds, positions as base-36 differences, several sources through an input map. What
 // the profiler reads must be the frames the transform returned, in order, after other files'.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,12 +26,15 @@ test('frame table: names with commas, long minified lines, and a second file', (
       `function p() { return g(); }\n${wide}\nvar anon = function () { return g(); };`,
     { ...opts, file: 'a.js' },
   );
-  assert.ok(a.code.includes('.reg(5,["a.js"],["a,b",'), 'a name holds a comma: an array');
+  assert.ok(
+    a.code.includes('.reg(5,["a.js"],"\\u0001a,b\\u0001'),
+    'a name holds a comma: another separator',
+  );
   const b = instrument('function q() { return g(); }\nfunction r() { return g(); }', {
     ...opts,
     file: 'b.js',
   });
-  assert.ok(b.code.includes('.reg(2,["b.js"],"q,r",'), 'names joined');
+  assert.ok(b.code.includes('.reg(2,["b.js"],",q,r",'), 'names joined by commas');
   assert.ok(a.frames[3].column > 70000, 'a column past 36^3');
   assert.deepEqual(framesAfter(a, b), [...asRows(a.frames), ...asRows(b.frames)]);
 });
@@ -55,6 +58,6 @@ test('frame table: frames of several sources (an input map)', () => {
     out.frames.map((f) => f.url),
     ['one.ts', 'two.ts', 'two.ts'],
   );
-  assert.ok(out.code.includes('.reg(3,["one.ts","two.ts"],"one,two,three",'), 'two sources');
+  assert.ok(out.code.includes('.reg(3,["one.ts","two.ts"],",one,two,three",'), 'two sources');
   assert.deepEqual(framesAfter(out), asRows(out.frames));
 });
