@@ -26,14 +26,23 @@
 // the probes' switch on and no logger (the stack kept by the push and pop calls, nothing logged):
 // the log sampler's cost is that row plus the records and the logger.
 //   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
-//     [--no-floor]
+//     [--no-floor] [--split=N]
+//     --split=N: in the browsers, render the document N sections per marked.parse call (default:
+//                the whole document in one call, except in WebKit, 1; 0: the whole document).
+//                WebKit's regexp engine (JSC, WebKitGTK 2.50) does not fail fast on marked's
+//                `^`-anchored block rules (hr, table, blockquote, html, lheading): each failed
+//                exec scans the rest of the document (~2 ms at 280 KB; V8 ~0), and the lexer
+//                tries them at every block, so a render is quadratic in the document's size: 17 s
+//                for the whole document, which made the bench look hung in WebKit for hours.
+//                Split into sections, the same text renders in ~0.3 s, linear (the page renders
+//                the same sections in every variant, so the ratios compare like with like).
 //     [--baseline=DIR]  DIR: another revision (e.g. `git archive main | tar -x -C DIR`), timed
 //                       side by side: its own bundles and glue, in processes (Node) and pages
 //                       (browsers) of its own, alternating with ours.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir, loadavg, cpus } from 'node:os';
+import { tmpdir, loadavg, cpus, constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
@@ -59,7 +68,8 @@ const section = (i) =>
   `# Heading ${i}\n\nSome *emphasis*, **strong**, \`code\`, a [link](https://example.com/${i}) and ` +
   `an ![image](i${i}.png).\n\n> A quote with _more_ text\n> over two lines.\n\n- item one\n- item **two**\n  - nested ${i}\n\n` +
   `1. first\n2. second\n\n\`\`\`js\nconst x = ${i};\n\`\`\`\n\n| a | b |\n|---|---|\n| ${i} | ${i * 2} |\n\n---\n\n`;
-const doc = Array.from({ length: quick ? 300 : 1000 }, (_, i) => section(i)).join('');
+const sections = Array.from({ length: quick ? 300 : 1000 }, (_, i) => section(i));
+const doc = sections.join('');
 
 // Node, one process per batch of rounds (--child=ROOT,DIR,ROUNDS): the revision at ROOT with the
 // bundles in DIR. Times are the process's CPU ms (all threads: the shared sampler's worker
@@ -130,7 +140,13 @@ if (child) {
   process.exit(0);
 }
 
+// Ended by a signal (Ctrl-C, `timeout`, a killed job): leave through process.exit, so that
+// exit hooks run: the harness's ends WebKitWebDriver (and with it MiniBrowser) and Xvfb, which
+// a signal's default action skipped, leaving them running; ours removes the bundles.
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.once(sig, () => process.exit(128 + constants.signals[sig]));
 const dir = mkdtempSync(join(tmpdir(), 'perfshim-bench-instrument-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const baseline = arg('baseline') ? resolve(arg('baseline')) : '';
 const revisions = [{ name: 'this tree', root: ROOT, dir: join(dir, 'this') }];
 if (baseline) revisions.push({ name: 'baseline', root: baseline, dir: join(dir, 'baseline') });
@@ -376,20 +392,29 @@ import * as plain from '${at}/b/plain.mjs';
 import * as inst from '${at}/b/instrumented.mjs';
 import * as fresh from '${at}/b/instrumented.mjs?never-profiled';
 ${FLOOR ? `import * as stack from '${at}/b/stack.mjs';\nimport * as bare from '${at}/b/bare.mjs';` : ''}
-const doc = ${JSON.stringify(doc)};
+const sections = ${JSON.stringify(sections)};
+const doc = sections.join('');
+// ?split=N: N sections per marked.parse call (see --split), 0: the whole document in one.
+const split = Number(new URLSearchParams(location.search).get('split')) || 0;
+const parts = [];
+for (let i = 0; split && i < sections.length; i += split)
+  parts.push(sections.slice(i, i + split).join(''));
+const parse = split
+  ? (m) => { for (const part of parts) m.marked.parse(part); }
+  : (m) => m.marked.parse(doc);
 const time = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
 window.round = async (k) => {
-  if (k === 'plain') return time(() => plain.marked.parse(doc));
-  if (k === 'stack') return time(() => stack.marked.parse(doc));
-  if (k === 'bare') return time(() => bare.marked.parse(doc));
-  if (k === 'idle') return time(() => fresh.marked.parse(doc));
-  if (k === 'after') return time(() => inst.marked.parse(doc));
+  if (k === 'plain') return time(() => parse(plain));
+  if (k === 'stack') return time(() => parse(stack));
+  if (k === 'bare') return time(() => parse(bare));
+  if (k === 'idle') return time(() => parse(fresh));
+  if (k === 'after') return time(() => parse(inst));
   if (k === 'on') {
     getProbes().use(1);
-    try { return time(() => inst.marked.parse(doc)); } finally { getProbes().use(-1); }
+    try { return time(() => parse(inst)); } finally { getProbes().use(-1); }
   }
   const p = new (getProfiler())({ sampleInterval: 1, maxBufferSize: 1e6 });
-  const ms = time(() => inst.marked.parse(doc));
+  const ms = time(() => parse(inst));
   await p.stop();
   return ms;
 };
@@ -401,6 +426,8 @@ window.ready = true;
   const srv = await serve({ routes });
   try {
     for (const engine of engines) {
+      const split = arg('split') !== '' ? Number(arg('split')) : engine === 'webkit' ? 1 : 0;
+      const started = Date.now();
       const b = await launchEngine(engine);
       try {
         const kinds = ['plain', 'idle', 'log', 'after', ...(FLOOR ? ['stack', 'bare', 'on'] : [])];
@@ -409,8 +436,13 @@ window.ready = true;
           const tabs = [];
           for (let i = 0; i < revisions.length; i++) {
             const tab = await b.newPage();
-            await tab.goto(`${srv.url}/rev${i}/b/index.html`);
-            await tab.waitFor(() => window.ready === true);
+            await tab.goto(`${srv.url}/rev${i}/b/index.html?split=${split}`);
+            // (a page that fails to load says why: WebKit's driver reports no page errors)
+            await tab
+              .waitFor(() => window.ready === true, undefined, { timeout: 60000 })
+              .catch(async (e) => {
+                throw new Error(`${e.message}; page errors: ${(await tab.errors()).join('\n')}`);
+              });
             tabs.push(tab);
           }
           if (batch === 0)
@@ -428,9 +460,13 @@ window.ready = true;
             }
           }
           for (const tab of tabs) await tab.close();
+          // progress (a batch takes minutes in some engines): on stderr, out of the tables
+          process.stderr.write(
+            `${engine}: batch ${batch + 1}/${BATCHES} done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+          );
         }
         table(
-          `The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, median of ${BATCHES * BATCH} rounds in ${BATCHES} pages per revision (load average ${loadavg()[0].toFixed(1)})`,
+          `The same in ${engine} ${b.version} (not isolated: log sampler), wall ms, ${split ? `the document in ${Math.ceil(sections.length / split)} marked.parse calls of ${split} section${split > 1 ? 's' : ''}` : 'the document in one marked.parse call'}, median of ${BATCHES * BATCH} rounds in ${BATCHES} pages per revision (load average ${loadavg()[0].toFixed(1)})`,
           revisions.map((rev, i) => [rev.name, bt[i]]),
           ROWS,
         );
