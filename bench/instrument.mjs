@@ -25,8 +25,8 @@
 // return, the header). A third reference row, "switch on, no logger", runs the profiled copy with
 // the probes' switch on and no logger (the stack kept by the push and pop calls, nothing logged):
 // the log sampler's cost is that row plus the records and the logger.
-//   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--engines=chromium,firefox,webkit]
-//     [--no-floor] [--split=N]
+//   node bench/instrument.mjs [--quick] [--rounds=N] [--no-browser] [--no-node]
+//     [--engines=chromium,firefox,webkit] [--no-floor] [--split=N]
 //     --split=N: in the browsers, render the document N sections per marked.parse call (default:
 //                the whole document in one call, except in WebKit, 1; 0: the whole document).
 //                WebKit's regexp engine (JSC, WebKitGTK 2.50) does not fail fast on marked's
@@ -251,78 +251,81 @@ function table(title, byRev, rows) {
 }
 
 // Node: batches of rounds in processes of their own, the revisions alternating.
-const NODE_FLAGS = ['--max-semi-space-size=128', '--expose-gc'];
-const node = new Map(revisions.map((rev) => [rev.name, null]));
-let samples = 0;
-for (let b = 0; b < BATCHES; b++) {
-  const order = b % 2 ? [...revisions].reverse() : revisions;
-  for (const rev of order) {
-    const r = spawnSync(
-      process.execPath,
-      [
-        ...NODE_FLAGS,
-        fileURLToPath(import.meta.url),
-        `--child=${rev.root},${rev.dir},${BATCH}`,
-        ...(FLOOR ? [] : ['--no-floor']),
-      ],
-      { encoding: 'utf8', maxBuffer: 1 << 26 },
-    );
-    if (r.status !== 0) throw new Error(`bench child (${rev.name}) failed:\n${r.stderr}`);
-    const { times, samples: n } = JSON.parse(r.stdout);
-    if (rev.root === ROOT) samples += n;
-    times.batch = times.plain.map(() => b);
-    const acc = node.get(rev.name);
-    if (!acc) node.set(rev.name, times);
-    else for (const k of [...KINDS, 'batch']) acc[k].push(...times[k]);
+// --no-node: the browsers' rows only (experiments).
+if (!process.argv.includes('--no-node')) {
+  const NODE_FLAGS = ['--max-semi-space-size=128', '--expose-gc'];
+  const node = new Map(revisions.map((rev) => [rev.name, null]));
+  let samples = 0;
+  for (let b = 0; b < BATCHES; b++) {
+    const order = b % 2 ? [...revisions].reverse() : revisions;
+    for (const rev of order) {
+      const r = spawnSync(
+        process.execPath,
+        [
+          ...NODE_FLAGS,
+          fileURLToPath(import.meta.url),
+          `--child=${rev.root},${rev.dir},${BATCH}`,
+          ...(FLOOR ? [] : ['--no-floor']),
+        ],
+        { encoding: 'utf8', maxBuffer: 1 << 26 },
+      );
+      if (r.status !== 0) throw new Error(`bench child (${rev.name}) failed:\n${r.stderr}`);
+      const { times, samples: n } = JSON.parse(r.stdout);
+      if (rev.root === ROOT) samples += n;
+      times.batch = times.plain.map(() => b);
+      const acc = node.get(rev.name);
+      if (!acc) node.set(rev.name, times);
+      else for (const k of [...KINDS, 'batch']) acc[k].push(...times[k]);
+    }
   }
-}
-table(
-  `Instrumentation overhead, Node ${process.version}: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (CPU ms, ${NODE_FLAGS.join(' ')}; median of ${BATCHES * BATCH} rounds in ${BATCHES} processes per revision; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
-  [...node],
-  ROWS,
-);
-console.log(`\nsamples taken (this tree, log + shared): ${samples}`);
+  table(
+    `Instrumentation overhead, Node ${process.version}: marked rendering ${(doc.length / 1024).toFixed(0)} KB of Markdown (CPU ms, ${NODE_FLAGS.join(' ')}; median of ${BATCHES * BATCH} rounds in ${BATCHES} processes per revision; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs)`,
+    [...node],
+    ROWS,
+  );
+  console.log(`\nsamples taken (this tree, log + shared): ${samples}`);
 
-// Attribution: heavy does twice the work of light (the same loop, twice as many iterations, by
-// count rather than by clock; each iteration costs the same, checked: CPU time ratio 2.00).
-const { instrument } = await import('../glue/instrument/transform.js');
-const { createInstrumentSource } = await import('../glue/instrument/source.js');
-const { createProfilerClass } = await import('../glue/profiler/profiler.js');
-const { loadCore } = await import('../glue/host/loader.js');
-const core = loadCore();
-const workSrc = `
+  // Attribution: heavy does twice the work of light (the same loop, twice as many iterations, by
+  // count rather than by clock; each iteration costs the same, checked: CPU time ratio 2.00).
+  const { instrument } = await import('../glue/instrument/transform.js');
+  const { createInstrumentSource } = await import('../glue/instrument/source.js');
+  const { createProfilerClass } = await import('../glue/profiler/profiler.js');
+  const { loadCore } = await import('../glue/host/loader.js');
+  const core = loadCore();
+  const workSrc = `
 export function unit(n) { let s = 0; for (let i = 0; i < n; i++) s = (s * 31 + i) % 1000003; return s; }
 export function light(n) { return unit(n); }
 export function heavy(n) { return unit(2 * n); }
 export function run(rounds, n) { let s = 0; for (let i = 0; i < rounds; i++) s += heavy(n) + light(n); return s; }`;
-const work = await import(
-  `data:text/javascript,${encodeURIComponent(instrument(workSrc, { file: 'attribution.js' }).code)}`
-);
-// Samples are wall-clock ticks (as the spec's are): on a loaded machine the time a thread is
-// descheduled lands on whatever ran then, so the ratio is only meaningful with the machine to
-// ourselves; the load average is printed with it.
-console.log(
-  `\n### Attribution: heavy() does twice the work of light() (load average ${loadavg()[0].toFixed(1)})\n`,
-);
-console.log(
-  '| sampler | heavy samples | light samples | ratio | target | |\n|---|---|---|---|---|---|',
-);
-for (const mode of ['log', 'shared']) {
-  const Profiler = createProfilerClass(core, { source: createInstrumentSource({ mode }) });
-  const p = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
-  work.run(quick ? 100 : 300, 200000);
-  const tr = await p.stop();
-  const n = { heavy: 0, light: 0 };
-  for (const s of tr.samples) {
-    for (let id = s.stackId; id !== undefined; id = tr.stacks[id].parentId) {
-      const name = tr.frames[tr.stacks[id].frameId].name;
-      if (name in n) n[name]++;
-    }
-  }
-  const ratio = n.heavy / n.light;
-  console.log(
-    `| ${mode} | ${n.heavy} | ${n.light} | ${ratio.toFixed(2)} | 1.5–2.5 | ${ratio >= 1.5 && ratio <= 2.5 ? 'ok' : 'MISSED'} |`,
+  const work = await import(
+    `data:text/javascript,${encodeURIComponent(instrument(workSrc, { file: 'attribution.js' }).code)}`
   );
+  // Samples are wall-clock ticks (as the spec's are): on a loaded machine the time a thread is
+  // descheduled lands on whatever ran then, so the ratio is only meaningful with the machine to
+  // ourselves; the load average is printed with it.
+  console.log(
+    `\n### Attribution: heavy() does twice the work of light() (load average ${loadavg()[0].toFixed(1)})\n`,
+  );
+  console.log(
+    '| sampler | heavy samples | light samples | ratio | target | |\n|---|---|---|---|---|---|',
+  );
+  for (const mode of ['log', 'shared']) {
+    const Profiler = createProfilerClass(core, { source: createInstrumentSource({ mode }) });
+    const p = new Profiler({ sampleInterval: 1, maxBufferSize: 1e6 });
+    work.run(quick ? 100 : 300, 200000);
+    const tr = await p.stop();
+    const n = { heavy: 0, light: 0 };
+    for (const s of tr.samples) {
+      for (let id = s.stackId; id !== undefined; id = tr.stacks[id].parentId) {
+        const name = tr.frames[tr.stacks[id].frameId].name;
+        if (name in n) n[name]++;
+      }
+    }
+    const ratio = n.heavy / n.light;
+    console.log(
+      `| ${mode} | ${n.heavy} | ${n.light} | ${ratio.toFixed(2)} | 1.5–2.5 | ${ratio >= 1.5 && ratio <= 2.5 ? 'ok' : 'MISSED'} |`,
+    );
+  }
 }
 // What one clock read costs in each engine (the log sampler's main cost before it stamped only
 // some records): Date.now(), performance.now() and the bound call the shim uses, per call, in
@@ -430,7 +433,7 @@ window.ready = true;
       const started = Date.now();
       const b = await launchEngine(engine);
       try {
-        const kinds = ['plain', 'idle', 'log', 'after', ...(FLOOR ? ['stack', 'bare', 'on'] : [])];
+        const kinds = KINDS.filter((k) => k !== 'shared'); // (BENCH_KINDS too)
         const bt = revisions.map(() => Object.fromEntries([...kinds, 'batch'].map((k) => [k, []])));
         for (let batch = 0; batch < BATCHES; batch++) {
           const tabs = [];

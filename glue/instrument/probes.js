@@ -6,8 +6,9 @@
 // only definition of the probes and must stay self-contained (no imports, no outer names).
 //
 // Data: one Int32Array `S`. S[0] is the depth; S[1] the log cursor (0 while no profiler logs,
-// below); S[2] how many frames are slow; S[3 .. B) the log window; S[B + i] the frame id at
-// depth i, B = STACK_BASE = 258 (frames deeper than the array are counted but not stored: a
+// below); S[2] the depth up to which every change calls the logger (below); S[3 .. B) the log
+// window; S[B + i] the frame id at depth i, B = STACK_BASE = 258 (frames deeper than the array
+// are counted but not stored: a
 // typed array ignores writes past its end). `F` (Uint8Array, by frame id) is 1 for a slow frame
 // (the log sampler keeps it: glue/instrument/source.js). Each script registers its frame table
 // once, `reg(n, urls, names, at)`: n frames; names, one per frame, in one text joined by its
@@ -52,13 +53,18 @@
 //   __ps.p(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
 // `x(0)` does nothing, so a function that ends while suspended pops nothing twice.
 // An exception that leaves a function skips its pop: the frame's caller repairs the depth at
-// its next `catch`/`finally` (`k`), and the reset queued by a push (`e`: a microtask, which
-// runs with an empty JS stack, once until it ran) sets the depth back to 0.
+// its next `catch`/`finally` (`k`), and the reset queued by a push at depth 0 (`e`: a
+// microtask, which runs with an empty JS stack, once until it ran) sets the depth back to 0.
 // The log: while a profiler logs, every change is a record written at the cursor S[1], which then
 // moves on: the frame id for an enter, ~depth (the depth restored) for an exit. The logger (set by
 // `log(f)`, called as `L(d)`, d the depth before the change) runs when the window is full (the
-// cursor reached B), the change is at depth 0, or (while any frame is slow) the gap before or after
-// the change is a slow frame's (the frame's own or its caller's); it takes the window's records and
+// cursor reached B), the change is at a depth up to S[2], or a slow frame (`F`) is pushed. The log
+// sampler keeps S[2] one past the deepest slow frame on the stack (0 with none), so the logger
+// sees every change at depth 0 and every change next to a slow frame's gaps (its own or its
+// caller's): a slow frame on the stack was pushed with a call, and returns at a depth below S[2].
+// The test is one load and compare a record, and a pop's fits with its record into the 130 bytes
+// of bytecode SpiderMonkey inlines (testing both frames' `F` in every record, the pop was 219).
+// The logger takes the window's records and
 // sets the cursor back to the start of the next window (B - its size), so the window's size is how
 // many records pass before the next call: most records make no call (with a call a record, until
 // stop 19, the log sampler's marked render took 1.5-1.6x in Firefox; 1.3x since). Switching is a
@@ -73,50 +79,44 @@ export function createProbes() {
   // `var`s (a `const`/`let` read from a closure carries a hole check): a smaller probe leaves
   // V8 more of its inlining budget (bytecode per optimized function) for the instrumented code.
   // 258: STACK_BASE (below).
-  const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+  var SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
   var S = new Int32Array(new SAB(8192));
   // The switch (see above): on while any profiler session uses the stack.
-  const C = { o: 0 };
+  var C = { o: 0 };
   var users = 0;
   // No logger: logging stops (a cursor set without one would run into the stack).
-  function L() {
+  var L = function L() {
     S[1] = 0;
-  }
-  // One record at the cursor (set: a logger runs): the frame changing is at S[d + 258] (pushed
-  // there, or returning from there). The push and the pop (`e`, `pop`) write theirs inline, the
-  // same text: in SpiderMonkey a call to `rec` on every record cost more than the record (the
-  // log sampler's marked render 1.8-2.0x in Firefox with the call; the rarer changes, a reset
-  // and a repair, still call it).
-  var rec = (v, d) => {
-    const c = S[1];
-    S[c] = v;
-    if ((S[1] = c + 1) === 258 || d === 0 || (S[2] !== 0 && P.F[S[d + 258]] | P.F[S[d + 257]]))
-      L(d);
   };
   // The stack is empty whenever a microtask runs (the host runs them with no script on its
   // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
   // that threw past every instrumented `catch` of theirs (bodies have no `try`: exits are
-  // probed at returns, see the protocol above). Queued by a push, once until it ran.
+  // probed at returns, see the protocol above). Queued (`A`) once until it ran, by a push at
+  // depth 0 (the stack grows from 0 only through one) and by a push that calls the logger.
   var pending = 0;
-  const Q = typeof queueMicrotask === 'function' ? queueMicrotask : null;
-  function reset() {
+  var Q = typeof queueMicrotask === 'function' ? queueMicrotask : null;
+  var reset = function reset() {
     pending = 0;
-    if (S[0] !== 0) {
-      S[0] = 0;
-      if (S[1]) rec(-1, 0);
-    }
-  }
-  // The pop to the depth before frame depth t (t > 0), as `x` and `r` make it.
-  var pop = function pop(t) {
-    S[0] = --t;
-    const c = S[1];
-    if (c !== 0) {
-      S[c] = ~t;
-      if ((S[1] = c + 1) === 258 || t === 0 || (S[2] !== 0 && P.F[S[t + 258]] | P.F[S[t + 257]]))
-        L(t);
+    if (S[0] !== 0) pop(1);
+  };
+  var A = function A() {
+    if (pending === 0 && Q !== null) {
+      pending = 1;
+      Q(reset);
     }
   };
-  const P = {
+  // The pop to the depth before frame depth t (t > 0), as `x`, `r`, `k` and the reset make it,
+  // with its record. Small enough (< 130 bytes of bytecode) for SpiderMonkey to inline it into
+  // `x` and `r` and them into their callers (with the record's test of the push's form, 219).
+  var pop = function pop(t) {
+    S[0] = --t;
+    var c = S[1];
+    if (c) {
+      S[c] = ~t;
+      if (((S[1] = c + 1) === 258) | (t <= S[2])) L(t);
+    }
+  };
+  var P = {
     S,
     /** The slow frames (1 by frame id), grown and kept by the log sampler. */
     F: new Uint8Array(0),
@@ -140,19 +140,19 @@ export function createProbes() {
       return (P.n += n) - n;
     },
     e(id) {
-      if (C.o === 0) return 0;
-      if (pending === 0 && Q !== null) {
-        pending = 1;
-        Q(reset);
-      }
-      const d = S[0];
+      if (!C.o) return 0;
+      var d = S[0];
       S[d + 258] = id;
       S[0] = d + 1;
-      const c = S[1];
-      if (c !== 0) {
+      var c = S[1];
+      if (c === 0) {
+        if (d === 0) A();
+      } else {
         S[c] = id;
-        if ((S[1] = c + 1) === 258 || d === 0 || (S[2] !== 0 && P.F[S[d + 258]] | P.F[S[d + 257]]))
+        if ((S[1] = c + 1) === 258 || d <= S[2] || P.F[id] === 1) {
+          A();
           L(d);
+        }
       }
       return d + 1;
     },
@@ -167,10 +167,7 @@ export function createProbes() {
     /** A `catch` or `finally` of a function at frame depth t (t > 0): its frame is the top
      *  again (callees an exception left behind are dropped). */
     k(t) {
-      if (S[0] !== t) {
-        S[0] = t;
-        if (S[1]) rec(~t, t);
-      }
+      if (S[0] !== t) pop(t + 1);
     },
     /** The identity, around an await or a yield: `p(await p(X, pop), push)`. */
     p(v) {

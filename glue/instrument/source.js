@@ -119,9 +119,10 @@ function stateOf(core) {
   // measured exactly; a long exact gap keeps its frame slow for CREDIT more gaps, so a frame
   // stays slow only while about one of its gaps in CREDIT is long (a GC pause or a frame with
   // many short gaps and a rare long one does not keep most records stamped). The slow table is
-  // the probes' `F` (1 for a slow frame, by frame id), which the probes test themselves, and
-  // only while S[2], the number of slow frames, is not 0 (probes.js); no frame (idle time) is
-  // always exact through the depth-0 records.
+  // the probes' `F` (1 for a slow frame, by frame id): the probes call the logger at a push of a
+  // slow frame and at every change at depth <= S[2], which the logger keeps one past the deepest
+  // slow frame on the stack (`limit`), 0 with none (probes.js); no frame (idle time) is always
+  // exact through the depth-0 records.
   // The common record pays for no owner and no table: while no frame is slow (most of the time)
   // only the window and the depth decide; owners are read back from the records when needed.
   // Measured in Firefox / Chromium (ns per instrumented call, in-page, with a logger call every
@@ -157,9 +158,7 @@ function stateOf(core) {
 
   // (no frame, f = -1, and an id past the table: typed arrays ignore them)
   const markSlow = (f, c) => {
-    const F = P.F;
-    if (F[f] === 0) S[2]++;
-    F[f] = 1;
+    P.F[f] = 1;
     credit[f] = Math.min(credit[f] + c, CREDIT_MAX);
   };
 
@@ -181,10 +180,7 @@ function stateOf(core) {
       // an exact gap of the owner after the last stamp
       const f = firstOwner;
       if (ms >= longMs) markSlow(f, CREDIT);
-      else if (f >= 0 && P.F[f] === 1 && --credit[f] <= 0) {
-        P.F[f] = 0;
-        S[2]--;
-      }
+      else if (f >= 0 && P.F[f] === 1 && --credit[f] <= 0) P.F[f] = 0;
     } else if (ms >= longMs) {
       markSlow(firstOwner, SUSPECT);
       for (let j = Math.max(lastK + 1, 0); j < k; j++) markSlow(ownerAfter(j), SUSPECT);
@@ -234,7 +230,7 @@ function stateOf(core) {
   // last call; the probes call the logger when the cursor S[1] reaches B (the window is full) or
   // a change is at depth 0. The window is as long as the countdown to the next stamp, so most
   // records cost the probes two stores and no call; the probes also call it at a record next to
-  // a slow frame's gap (while any is slow), so that record is stamped.
+  // a slow frame's gap (see `rearm`), so that record is stamped.
   let from = B;
   // The window's records, moved to R (the window is empty after); returns how many. The cursor
   // is set back first: were the hand-over to throw, the probes would still write in the window,
@@ -251,15 +247,22 @@ function stateOf(core) {
     countdown -= c;
     return c;
   };
-  // The next window: as long as the countdown.
+  // The next window: as long as the countdown; and the probes' depth limit S[2], one past the
+  // deepest slow frame on the stack (0 with none): the probes call the logger at every change at
+  // a depth up to it, so it sees every change of the stack there (a slow frame deeper than it
+  // calls when it is pushed) and keeps it exact.
   const rearm = () => {
     from = B - Math.max(1, countdown);
     S[1] = from;
+    const F = P.F;
+    let i = Math.min(S[0], S.length - B) - 1;
+    while (i >= 0 && F[S[B + i]] !== 1) i--;
+    S[2] = i + 1;
   };
   // The probes' logger: b is the depth before the change the last record made. The common case
   // (a full window) is a copy and a stamp.
   const writer = (b) => {
-    if (take() && (countdown <= 0 || b === 0 || (S[2] !== 0 && !neitherSlow(b)))) stamp(n - 1);
+    if (take() && (countdown <= 0 || b === 0 || !neitherSlow(b))) stamp(n - 1);
     rearm();
   };
 

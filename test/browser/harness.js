@@ -224,7 +224,12 @@ async function launchFirefox() {
     protocol: 'webDriverBiDi',
     headless: true,
     // No telemetry, updates or first-run pages: nothing leaves 127.0.0.1.
-    extraPrefsFirefox: { 'browser.shell.checkDefaultBrowser': false, 'app.update.enabled': false },
+    // FIREFOX_PREFS (JSON): more prefs, for experiments (e.g. the JIT's inlining limits).
+    extraPrefsFirefox: {
+      'browser.shell.checkDefaultBrowser': false,
+      'app.update.enabled': false,
+      ...(process.env.FIREFOX_PREFS ? JSON.parse(process.env.FIREFOX_PREFS) : {}),
+    },
   });
   return {
     version: await browser.version(),
