@@ -101,7 +101,35 @@ const AcornParser = Parser.extend(
 
 const PARSE = { ecmaVersion: 'latest', locations: true, allowHashBang: true };
 
+/** acorn's parse of input no deeper than MAX_BRACKETS. acorn parses by recursion, ~10 frames
+ *  per bracket level: deeper input can exhaust the stack, and there V8 aborts the process
+ *  instead of throwing (acorn's own guard runs a regular expression, "RegExpCompiler Allocation
+ *  failed"; 300 nested function expressions, ~600 levels, did now and then). So the tokens'
+ *  nesting is measured first, without recursion: too deep is a RangeError, as for functions
+ *  nested deeper than MAX_DEPTH (the input is valid, only too deep for the transform). */
 function parse(code, sourceType) {
+  let depth = 0;
+  try {
+    for (const t of Parser.tokenizer(code, { ...PARSE, sourceType: sourceType || 'module' })) {
+      const type = t.type;
+      if (type === tokTypes.parenL || type === tokTypes.bracketL || type === tokTypes.braceL)
+        depth++;
+      else if (type === tokTypes.dollarBraceL) depth++;
+      else if (type === tokTypes.parenR || type === tokTypes.bracketR || type === tokTypes.braceR)
+        depth--;
+      if (depth > MAX_BRACKETS)
+        throw new RangeError(
+          `instrument: input nested more than ${MAX_BRACKETS} brackets deep at offset ${t.start}`,
+        );
+    }
+  } catch (e) {
+    if (e instanceof RangeError) throw e;
+    // (the tokenizer's own errors: the parse below says what is wrong, in its mode)
+  }
+  return parseAs(code, sourceType);
+}
+
+function parseAs(code, sourceType) {
   if (sourceType) return AcornParser.parse(code, { ...PARSE, sourceType });
   try {
     return AcornParser.parse(code, { ...PARSE, sourceType: 'module' });
@@ -235,6 +263,9 @@ function hasWith(node) {
 // itself compiles no more than ~1,000 nested functions.
 export const MAX_DEPTH = 200;
 const MAX_NODES_DEEP = 800;
+// acorn's recursion, ~10 frames a bracket level, is safe to ~600 levels on Node's default stack
+// (see parse): refused from 400 on.
+const MAX_BRACKETS = 400;
 
 function hash(s) {
   let h = 0x811c9dc5;

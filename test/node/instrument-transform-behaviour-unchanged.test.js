@@ -206,11 +206,29 @@ test('a file that merely contains the marker text is instrumented', () => {
 });
 
 test('functions nested deeper than the transform handles are a RangeError, not an abort', () => {
-  let s = 'x';
-  for (let i = 0; i < 300; i++) s = `(function () { return ${s}; })()`;
+  const nest = (n) => {
+    let s = 'x';
+    for (let i = 0; i < n; i++) s = `(function () { return ${s}; })()`;
+    return `var x = 1; var r = ${s};`;
+  };
+  const isRange = (e) => e.constructor === RangeError && e.name === 'RangeError';
+  // past MAX_DEPTH (200): refused before the walk (by the brackets' depth, 2 a level)
   assert.throws(
-    () => instrument(`var x = 1; var r = ${s};`, { file: 'deep.js' }),
-    (e) => e.constructor === RangeError && e.name === 'RangeError' && /nested/.test(e.message),
+    () => instrument(nest(201), { file: 'deep.js' }),
+    (e) => isRange(e) && /nested/.test(e.message),
+  );
+  // deep enough for acorn's recursion to exhaust the stack (where V8 aborted now and then): refused
+  // before the parse, the same RangeError
+  for (const deep of [nest(5000), `var a = ${'['.repeat(20000)}${']'.repeat(20000)};`])
+    assert.throws(
+      () => instrument(deep, { file: 'deeper.js' }),
+      (e) => isRange(e) && /nested more than 400 brackets deep/.test(e.message),
+    );
+  // a bracket in a string, a comment, a regular expression or a template is not nesting
+  const text = `var s = "${'('.repeat(1000)}", re = /${'\\('.repeat(1000)}/, t = \`${'{'.repeat(1000)}\`; // ${'['.repeat(1000)}`;
+  assert.equal(
+    instrument(`${text}\nfunction f() { return g(s, re, t); }`, { file: 'ok.js' }).frames.length,
+    1,
   );
 });
 
