@@ -49,10 +49,7 @@ test('300 nested functions: exit 1 and a message, not an abort', () => {
   const r = cli(input, '-o', join(dir, 'deep.out.js'));
   assert.equal(r.signal, null);
   assert.equal(r.status, 1, r.stderr);
-  assert.match(
-    r.stderr,
-    /perfshim instrument: .*deep\.js.*nested more than \d+ (brackets )?deep/,
-  );
+  assert.match(r.stderr, /perfshim instrument: .*deep\.js.*nested more than \d+ (brackets )?deep/);
 });
 
 test('a file that merely contains the marker text is instrumented', () => {
