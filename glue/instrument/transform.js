@@ -126,7 +126,14 @@ function parse(code, sourceType) {
     if (e instanceof RangeError) throw e;
     // (the tokenizer's own errors: the parse below says what is wrong, in its mode)
   }
-  return parseAs(code, sourceType);
+  try {
+    return parseAs(code, sourceType);
+  } catch (e) {
+    // (other chains acorn parses by recursion, without brackets: its guard's SyntaxError)
+    if (e instanceof SyntaxError && /stack space/.test(e.message))
+      throw new RangeError(`instrument: input nested too deep to parse (${e.message})`);
+    throw e;
+  }
 }
 
 function parseAs(code, sourceType) {

@@ -224,6 +224,11 @@ test('functions nested deeper than the transform handles are a RangeError, not a
       () => instrument(deep, { file: 'deeper.js' }),
       (e) => isRange(e) && /nested more than 400 brackets deep/.test(e.message),
     );
+  // a chain acorn parses by recursion with no brackets, where its guard catches the overflow
+  assert.throws(
+    () => instrument(`var u = ${'!'.repeat(50000)}x;`, { file: 'unary.js' }),
+    (e) => isRange(e) && /nested too deep to parse/.test(e.message),
+  );
   // a bracket in a string, a comment, a regular expression or a template is not nesting
   const text = `var s = "${'('.repeat(1000)}", re = /${'\\('.repeat(1000)}/, t = \`${'{'.repeat(1000)}\`; // ${'['.repeat(1000)}`;
   assert.equal(
