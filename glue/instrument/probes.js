@@ -86,7 +86,7 @@ export function createProbes() {
   var users = 0;
   // No logger: logging stops (a cursor set without one would run into the stack).
   var L = function L() {
-    S[1] = 0;
+    c = 0;
   };
   // The stack is empty whenever a microtask runs (the host runs them with no script on its
   // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
@@ -105,15 +105,20 @@ export function createProbes() {
       Q(reset);
     }
   };
+  // The log (see above): the record at W[c], c the cursor (0: no log), the logger called when
+  // the cursor reaches E or a change is at a depth up to D; all four set by the logger (`w`).
+  var W = S,
+    c = 0,
+    E = 0,
+    D = 0;
   // The pop to the depth before frame depth t (t > 0), as `x`, `r`, `k` and the reset make it,
   // with its record. Small enough (< 130 bytes of bytecode) for SpiderMonkey to inline it into
   // `x` and `r` and them into their callers (with the record's test of the push's form, 219).
   var pop = function pop(t) {
     S[0] = --t;
-    var c = S[1];
     if (c) {
-      S[c] = ~t;
-      if (((S[1] = c + 1) === 258) | (t <= S[2])) L(t);
+      W[c] = ~t;
+      if ((++c === E) | (t <= D)) L(t, c);
     }
   };
   var P = {
@@ -127,6 +132,16 @@ export function createProbes() {
     /** Sets the logger the cursor calls. */
     log(f) {
       L = f;
+    },
+    /** The logger's: records go to array a from index x on (0: none), the logger called when the
+     *  cursor reaches y or a change is at a depth up to z. Returns the cursor it replaces. */
+    w(a, x, y, z) {
+      var o = c;
+      W = a;
+      c = x;
+      E = y;
+      D = z;
+      return o;
     },
     /** The switch every file's functions test (`__pso.o`): 1 while any session uses the stack. */
     C,
@@ -144,14 +159,13 @@ export function createProbes() {
       var d = S[0];
       S[d + 258] = id;
       S[0] = d + 1;
-      var c = S[1];
       if (c === 0) {
         if (d === 0) A();
       } else {
-        S[c] = id;
-        if ((S[1] = c + 1) === 258 || d <= S[2] || P.F[id] === 1) {
+        W[c] = id;
+        if (++c === E || d <= D || P.F[id] === 1) {
           A();
-          L(d);
+          L(d, c);
         }
       }
       return d + 1;
