@@ -7,7 +7,7 @@
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
 //   - log: elsewhere, the probes write every enter (its frame id) and exit (~depth) as one i32
-//     into a window of their array, which the logger moves into a plain Int32Array, with the
+//     straight into the logger's plain Int32Array (a window of it at a time), with the
 //     time on a few records only (a clock read costs more than the rest of a probe), kept apart
 //     with their record index; the log is copied into the core's (src/instrument.h) and handed
 //     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
@@ -24,7 +24,7 @@ const LOG_STAMPS = 1 << 12; // ...or when this many stamps (64 KB) are
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
 const STAMP_EVERY = 64; // the log sampler stamps at least every 64th record (see stateOf)...
-const STAMP_MAX = B - 3; // ...or, while the clock reads the same at each stamp, up to every 255th
+const STAMP_MAX = 255; // ...or, while the clock reads the same at each stamp, up to every 255th
 // (the probes' log window: a window is as long as the countdown to the next stamp)
 const LONG_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
 const STAMP_GAP_MS = 0.025; // records further apart than this on average are all stamped...
@@ -62,9 +62,9 @@ const states = new WeakMap(); // core -> its adapter state
 // inline) see two functions before any logger of ours, so V8 never inlines a logger into the
 // probes (and with them into instrumented functions optimized while a profiler logs, where an
 // inlined logger made calls ~1.5 ns slower): a plain call behind the cursor. A push with the
-// switch on (`e`, its record at the window's last slot) and exits to the current depth
-// (`x(S[0] + 1)`: the depth does not change) reach them; only while no logger runs (a cursor of
-// 0), once per probe object. (In the probes' runtime until probes.10: its bytes were in every
+// switch on (`e`, its record at a window's last slot: `w(W, 1, 2, -1)`) and exits to the current
+// depth (`x(S[0] + 1)`: the depth does not change) reach them; before the first logger of this
+// module, once per probe object. (In the probes' runtime until probes.10: its bytes were in every
 // instrumented bundle, and it warmed `r`'s pop too, which every return calls while no profiler
 // runs.)
 const warmed = new WeakSet();
@@ -121,7 +121,7 @@ function stateOf(core) {
   // stays slow only while about one of its gaps in CREDIT is long (a GC pause or a frame with
   // many short gaps and a rare long one does not keep most records stamped). The slow table is
   // the probes' `F` (1 for a slow frame, by frame id): the probes call the logger at a push of a
-  // slow frame and at every change at depth <= S[2], which the logger keeps one past the deepest
+  // slow frame and at every change at depth <= their limit, which the logger keeps one past the deepest
   // slow frame on the stack (`limit`), 0 with none (probes.js); no frame (idle time) is always
   // exact through the depth-0 records.
   // The common record pays for no owner and no table: while no frame is slow (most of the time)
