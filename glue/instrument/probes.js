@@ -89,7 +89,7 @@ export function createProbes() {
   var users = 0;
   // No logger: logging stops (a cursor set without one would run into the stack).
   var L = function L() {
-    return (c = 0);
+    c = 0;
   };
   // The stack is empty whenever a microtask runs (the host runs them with no script on its
   // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
@@ -121,7 +121,7 @@ export function createProbes() {
     S[0] = --t;
     if (c) {
       W[c] = ~t;
-      if ((++c === E) | (t <= D)) E = L(t, c);
+      if ((++c === E) | (t <= D)) L(t, c);
     }
   };
   var P = {
@@ -168,7 +168,7 @@ export function createProbes() {
         W[c] = id;
         if (++c === E || d <= D || P.F[id] === 1) {
           A();
-          E = L(d, c);
+          L(d, c);
         }
       }
       return d + 1;

@@ -74,7 +74,7 @@ function warmLogger(P) {
   const W = new Int32Array(2); // (a plain Int32Array, as the logger's)
   P.use(1);
   try {
-    for (const f of [() => 2, () => 2]) {
+    for (const f of [() => {}, () => {}]) {
       P.log(f);
       for (let i = 0; i < 32; i++) {
         P.w(W, 1, 2, -1);
@@ -245,23 +245,18 @@ function stateOf(core) {
   // and the probes' depth limit, one past the deepest slow frame on the stack (0 with none): the
   // probes call the logger at every change at a depth up to it, so it sees every change of the
   // stack there (a slow frame deeper than it calls when it is pushed) and keeps it exact.
-  // Returns the window's end (the logger's return value: the probes set it), and sets the rest
-  // through `w` only when it changes: the cursor after a hand-over, the limit.
-  let limit = -1;
-  const rearm = (c) => {
+  const rearm = () => {
     if (n === LOG_RECORDS) handOver();
     const F = P.F;
     let i = Math.min(S[0], S.length - B) - 1;
     while (i >= 0 && F[S[B + i]] !== 1) i--;
-    const end = n + 1 + Math.min(Math.max(1, countdown), LOG_RECORDS - n);
-    if (c !== n + 1 || limit !== i + 1) P.w(R, n + 1, end, (limit = i + 1));
-    return end;
+    P.w(R, n + 1, n + 1 + Math.min(Math.max(1, countdown), LOG_RECORDS - n), i + 1);
   };
   // The probes' logger: b is the depth before the change the last record made, c the cursor
   // after it. The common case (a full window) is a stamp.
   const writer = (b, c) => {
     if (take(c) && (countdown <= 0 || b === 0 || !neitherSlow(b))) stamp(n - 1);
-    return rearm(c);
+    rearm();
   };
 
   st = {
@@ -291,7 +286,7 @@ function stateOf(core) {
       take(c);
       if (n > 0 && lastK < n - 1) stamp(n - 1);
       handOver();
-      if (c) P.w(R, n + 1, rearm(-1), limit);
+      if (c) rearm();
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
     open(h, intervalMs) {
@@ -315,7 +310,7 @@ function stateOf(core) {
       spanRecords = 0;
       measured = false;
       ticked = false;
-      if (logSessions.size) P.w(R, n + 1, rearm(-1), limit);
+      if (logSessions.size) rearm();
       if (!longMs) {
         const g = clockGranularity(); // before the start
         longMs = Math.max(LONG_MIN_MS, 2 * g);
@@ -356,7 +351,7 @@ function stateOf(core) {
         m = 0;
         warmLogger(P);
         P.log(writer);
-        P.w(R, n + 1, rearm(-1), limit); // sets the cursor: the probes log from now on
+        rearm(); // sets the cursor: the probes log from now on
         const tick = () => {
           st.flush();
           const now = nativeNow();

@@ -293,7 +293,6 @@ test('ordinary functions call the probes to push and pop only while the switch i
   Q.log((depth, c) => {
     for (let j = 1; j < c; j++) records.push([W[j], depth]);
     Q.w(W, 1, 2, 0);
-    return 2; // (the window's end)
   });
   Q.w(W, 1, 2, 0);
   try {
@@ -338,7 +337,6 @@ function windowLogger(Q, size) {
   Q.log((depth, c) => {
     calls.push([depth, [...W.subarray(1, c)]]);
     Q.w(W, 1, size + 1, 0);
-    return size + 1; // (the window's end)
   });
   Q.w(W, 1, size + 1, 0);
   return calls;
@@ -374,7 +372,6 @@ test('while a frame is slow the probes call the logger at each record next to it
     let i = Q.S[0] - 1;
     while (i >= 0 && Q.F[Q.S[STACK_BASE + i]] !== 1) i--;
     Q.w(W, 1, 65, i + 1);
-    return 65; // (the window's end)
   });
   Q.w(W, 1, 65, 0);
   try {
