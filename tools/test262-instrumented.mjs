@@ -136,7 +136,7 @@ async function runOnce(test, src, m, strict, mode) {
     if (mode === 'on') {
       vm.runInContext(
         `{const p=globalThis[Symbol.for(${JSON.stringify(PROBES_KEY)})]=(${PROBES_TEXT})();` +
-          'p.use(1);p.log(function(){p.S[1]=3});p.S[1]=3;}',
+          'p.use(1);var W=new Int32Array(256);p.log(function(){p.w(W,1,256,0)});p.w(W,1,256,0);}',
         ctx,
       );
     }

@@ -5,11 +5,9 @@
 // `createProbes`'s own text (Function.prototype.toString) as the fallback: this function is the
 // only definition of the probes and must stay self-contained (no imports, no outer names).
 //
-// Data: one Int32Array `S`. S[0] is the depth; S[1] the log cursor (0 while no profiler logs,
-// below); S[2] the depth up to which every change calls the logger (below); S[3 .. B) the log
-// window; S[B + i] the frame id at depth i, B = STACK_BASE = 258 (frames deeper than the array
-// are counted but not stored: a
-// typed array ignores writes past its end). `F` (Uint8Array, by frame id) is 1 for a slow frame
+// Data: one Int32Array `S`. S[0] is the depth; S[B + i] the frame id at depth i, B = STACK_BASE =
+// 258 (frames deeper than the array are counted but not stored: a typed array ignores writes past
+// its end; S[1 .. B) are unused since the records went into the logger's own array, below). `F` (Uint8Array, by frame id) is 1 for a slow frame
 // (the log sampler keeps it: glue/instrument/source.js). Each script registers its frame table
 // once, `reg(n, urls, names, at)`: n frames; names, one per frame, in one text joined by its
 // first character (a comma unless a name holds one); at, per frame the index into urls when
@@ -55,23 +53,28 @@
 // An exception that leaves a function skips its pop: the frame's caller repairs the depth at
 // its next `catch`/`finally` (`k`), and the reset queued by a push at depth 0 (`e`: a
 // microtask, which runs with an empty JS stack, once until it ran) sets the depth back to 0.
-// The log: while a profiler logs, every change is a record written at the cursor S[1], which then
-// moves on: the frame id for an enter, ~depth (the depth restored) for an exit. The logger (set by
-// `log(f)`, called as `L(d)`, d the depth before the change) runs when the window is full (the
-// cursor reached B), the change is at a depth up to S[2], or a slow frame (`F`) is pushed. The log
-// sampler keeps S[2] one past the deepest slow frame on the stack (0 with none), so the logger
-// sees every change at depth 0 and every change next to a slow frame's gaps (its own or its
-// caller's): a slow frame on the stack was pushed with a call, and returns at a depth below S[2].
-// The test is one load and compare a record, and a pop's fits with its record into the 130 bytes
-// of bytecode SpiderMonkey inlines (testing both frames' `F` in every record, the pop was 219).
-// The logger takes the window's records and
-// sets the cursor back to the start of the next window (B - its size), so the window's size is how
-// many records pass before the next call: most records make no call (with a call a record, until
-// stop 19, the log sampler's marked render took 1.5-1.6x in Firefox; 1.3x since). Switching is a
-// typed-array store, never a change to `P` itself, so the probes' inline caches stay monomorphic
-// across profiler sessions; and the cursor sits in the array the probes load anyway: a second load
-// (`P.on[0]`, as before) made every call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a
-// bound check 1.7 / 0.4 ns (ns per instrumented call, in-page micro-bench, no profiler running).
+// The log: while a profiler logs, every change is a record written into the logger's array `W`
+// at the cursor `c`, which then moves on: the frame id for an enter, ~depth (the depth restored)
+// for an exit. The logger (set by `log(f)`, called as `L(d, c)`, d the depth before the change, c
+// the cursor after its record) sets the array, the cursor (0: no log), the window's end `E` and
+// the depth limit `D` with `w(W, c, E, D)`, all four closure variables (`var`s: no hole checks),
+// so a record is one typed-array store and no copy (until probes.11's first form the probes wrote
+// into a window S[3 .. 258) that the logger copied, with the cursor and the limit in S[1], S[2]:
+// four typed-array accesses a record; Firefox's log sampler on marked 1.69x against 1.58x). The
+// probes call the logger when the cursor reaches E (the window is full), the change is at a depth
+// up to D, or a slow frame (`F`) is pushed. The log sampler keeps D one past the deepest slow
+// frame on the stack (0 with none), so the logger sees every change at depth 0 and every change
+// next to a slow frame's gaps (its own or its caller's): a slow frame on the stack was pushed
+// with a call, and returns at a depth below D.
+// The test is one compare a record, and a pop's fits with its record into the 130 bytes of
+// bytecode SpiderMonkey inlines (~101-110 bytes; testing both frames' `F` in every record, the
+// pop was 219). The logger takes the window's records and sets the next window's end, so the
+// window's size is how many records pass before the next call: most records make no call (with a
+// call a record, until stop 19, the log sampler's marked render took 1.5-1.6x in Firefox; 1.3x
+// since). Switching is a closure variable's store, never a change to `P` itself, so the probes'
+// inline caches stay monomorphic across profiler sessions (a second load, `P.on[0]`, as before
+// probes.10 made every call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a bound check 1.7
+// / 0.4 ns: ns per instrumented call, in-page micro-bench, no profiler running).
 export function createProbes() {
   // Shared memory from the start where it exists, so that the probes only ever see one kind of
   // array (a later swap would make them polymorphic, slower for the rest of the page's life).
@@ -86,7 +89,7 @@ export function createProbes() {
   var users = 0;
   // No logger: logging stops (a cursor set without one would run into the stack).
   var L = function L() {
-    S[1] = 0;
+    c = 0;
   };
   // The stack is empty whenever a microtask runs (the host runs them with no script on its
   // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
@@ -105,15 +108,20 @@ export function createProbes() {
       Q(reset);
     }
   };
+  // The log (see above): the record at W[c], c the cursor (0: no log), the logger called when
+  // the cursor reaches E or a change is at a depth up to D; all four set by the logger (`w`).
+  var W = S,
+    c = 0,
+    E = 0,
+    D = 0;
   // The pop to the depth before frame depth t (t > 0), as `x`, `r`, `k` and the reset make it,
   // with its record. Small enough (< 130 bytes of bytecode) for SpiderMonkey to inline it into
   // `x` and `r` and them into their callers (with the record's test of the push's form, 219).
   var pop = function pop(t) {
     S[0] = --t;
-    var c = S[1];
     if (c) {
-      S[c] = ~t;
-      if (((S[1] = c + 1) === 258) | (t <= S[2])) L(t);
+      W[c] = ~t;
+      if ((++c === E) | (t <= D)) L(t, c);
     }
   };
   var P = {
@@ -127,6 +135,16 @@ export function createProbes() {
     /** Sets the logger the cursor calls. */
     log(f) {
       L = f;
+    },
+    /** The logger's: records go to array a from index x on (0: none), the logger called when the
+     *  cursor reaches y or a change is at a depth up to z. Returns the cursor it replaces. */
+    w(a, x, y, z) {
+      var o = c;
+      W = a;
+      c = x;
+      E = y;
+      D = z;
+      return o;
     },
     /** The switch every file's functions test (`__pso.o`): 1 while any session uses the stack. */
     C,
@@ -144,14 +162,13 @@ export function createProbes() {
       var d = S[0];
       S[d + 258] = id;
       S[0] = d + 1;
-      var c = S[1];
       if (c === 0) {
         if (d === 0) A();
       } else {
-        S[c] = id;
-        if ((S[1] = c + 1) === 258 || d <= S[2] || P.F[id] === 1) {
+        W[c] = id;
+        if (++c === E || d <= D || P.F[id] === 1) {
           A();
-          L(d);
+          L(d, c);
         }
       }
       return d + 1;
@@ -205,8 +222,8 @@ export function probeFrames(P) {
   return frames;
 }
 
-/** Where the stack starts in the probes' array (S[STACK_BASE + i]: the frame at depth i); the
- *  log window is S[3 .. STACK_BASE). The same number is written inside `createProbes`. */
+/** Where the stack starts in the probes' array (S[STACK_BASE + i]: the frame at depth i). The
+ *  same number is written inside `createProbes`. */
 export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their

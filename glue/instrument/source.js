@@ -7,7 +7,7 @@
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
 //   - log: elsewhere, the probes write every enter (its frame id) and exit (~depth) as one i32
-//     into a window of their array, which the logger moves into a plain Int32Array, with the
+//     straight into the logger's plain Int32Array (a window of it at a time), with the
 //     time on a few records only (a clock read costs more than the rest of a probe), kept apart
 //     with their record index; the log is copied into the core's (src/instrument.h) and handed
 //     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
@@ -24,7 +24,7 @@ const LOG_STAMPS = 1 << 12; // ...or when this many stamps (64 KB) are
 const PUMP_MS = 100; // log hand-over and idle ticks while nothing else triggers them
 const POST_MS = 50; // the sampler worker's batch period
 const STAMP_EVERY = 64; // the log sampler stamps at least every 64th record (see stateOf)...
-const STAMP_MAX = B - 3; // ...or, while the clock reads the same at each stamp, up to every 255th
+const STAMP_MAX = 255; // ...or, while the clock reads the same at each stamp, up to every 255th
 // (the probes' log window: a window is as long as the countdown to the next stamp)
 const LONG_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
 const STAMP_GAP_MS = 0.025; // records further apart than this on average are all stamped...
@@ -62,31 +62,31 @@ const states = new WeakMap(); // core -> its adapter state
 // inline) see two functions before any logger of ours, so V8 never inlines a logger into the
 // probes (and with them into instrumented functions optimized while a profiler logs, where an
 // inlined logger made calls ~1.5 ns slower): a plain call behind the cursor. A push with the
-// switch on (`e`, its record at the window's last slot) and exits to the current depth
-// (`x(S[0] + 1)`: the depth does not change) reach them; only while no logger runs (a cursor of
-// 0), once per probe object. (In the probes' runtime until probes.10: its bytes were in every
+// switch on (`e`, its record at a window's last slot: `w(W, 1, 2, -1)`) and exits to the current
+// depth (`x(S[0] + 1)`: the depth does not change) reach them; before the first logger of this
+// module, once per probe object. (In the probes' runtime until probes.10: its bytes were in every
 // instrumented bundle, and it warmed `r`'s pop too, which every return calls while no profiler
 // runs.)
 const warmed = new WeakSet();
 function warmLogger(P) {
-  const S = P.S;
-  if (warmed.has(P) || S[1] !== 0) return;
+  if (warmed.has(P)) return;
   warmed.add(P);
+  const W = new Int32Array(2); // (a plain Int32Array, as the logger's)
   P.use(1);
   try {
     for (const f of [() => {}, () => {}]) {
       P.log(f);
       for (let i = 0; i < 32; i++) {
-        S[1] = 257;
+        P.w(W, 1, 2, -1);
         const t = P.e(0);
-        S[1] = 0;
+        P.w(W, 0, 0, 0);
         P.x(t); // (no record: the cursor is 0)
-        S[1] = 257;
-        P.x(S[0] + 1);
+        P.w(W, 1, 2, -1);
+        P.x(P.S[0] + 1);
       }
     }
   } finally {
-    S[1] = 0;
+    P.w(W, 0, 0, 0);
     P.use(-1);
   }
 }
@@ -106,7 +106,8 @@ function stateOf(core) {
   // in T (record index, time), copied into the core's log (`at`: its byte address) at each
   // hand-over. A plain array, not a view of the core's memory: cheaper to write in every engine
   // (and a view dies when the memory grows).
-  const R = new Int32Array(LOG_RECORDS),
+  // The probes write the records straight into R (R[1 + j]: record j; the cursor is 1 + n).
+  const R = new Int32Array(LOG_RECORDS + 1),
     T = new Float64Array(2 * LOG_STAMPS);
   let n = 0,
     m = 0,
@@ -120,7 +121,7 @@ function stateOf(core) {
   // stays slow only while about one of its gaps in CREDIT is long (a GC pause or a frame with
   // many short gaps and a rare long one does not keep most records stamped). The slow table is
   // the probes' `F` (1 for a slow frame, by frame id): the probes call the logger at a push of a
-  // slow frame and at every change at depth <= S[2], which the logger keeps one past the deepest
+  // slow frame and at every change at depth <= their limit, which the logger keeps one past the deepest
   // slow frame on the stack (`limit`), 0 with none (probes.js); no frame (idle time) is always
   // exact through the depth-0 records.
   // The common record pays for no owner and no table: while no frame is slow (most of the time)
@@ -150,7 +151,7 @@ function stateOf(core) {
   // where the one restored to sat), which only affects what is learned.
   const ownerAfter = (j) => {
     if (j < 0) return -1;
-    const v = R[j];
+    const v = R[j + 1];
     if (v >= 0) return v;
     const d = ~v;
     return d > 0 && d + B - 1 < S.length ? S[d + B - 1] : -1;
@@ -222,47 +223,39 @@ function stateOf(core) {
     lastK -= count; // the records of this block are gone from R
     if (!count) return;
     core.f64().set(T.subarray(0, 2 * stamps), at >>> 3);
-    core.i32().set(R.subarray(0, count), (at >>> 2) + 4 * LOG_STAMPS);
+    core.i32().set(R.subarray(1, count + 1), (at >>> 2) + 4 * LOG_STAMPS);
     check(x.ps_instrument_consume(count, stamps));
   };
 
-  // The probes' log window (probes.js): S[from .. S[1]) holds the records written since the
-  // last call; the probes call the logger when the cursor S[1] reaches B (the window is full) or
-  // a change is at depth 0. The window is as long as the countdown to the next stamp, so most
-  // records cost the probes two stores and no call; the probes also call it at a record next to
-  // a slow frame's gap (see `rearm`), so that record is stamped.
-  let from = B;
-  // The window's records, moved to R (the window is empty after); returns how many. The cursor
-  // is set back first: were the hand-over to throw, the probes would still write in the window,
-  // not past its end into the stack.
-  const take = () => {
-    const end = S[1],
-      c = end - from;
-    if (c <= 0) return 0;
-    S[1] = from;
-    if (n + c > LOG_RECORDS) handOver();
-    let k = n;
-    for (let j = from; j < end; j++) R[k++] = S[j];
-    n = k;
-    countdown -= c;
-    return c;
+  // The probes write the records into R themselves (probes.js: `w` sets the array, the cursor,
+  // where the window ends and the depth limit) and call the logger with the cursor when it
+  // reaches the window's end or a change is at a depth up to the limit. The window is as long as
+  // the countdown to the next stamp, so most records cost the probes one store and no call; the
+  // probes also call it at a record next to a slow frame's gap (see `rearm`), so that record is
+  // stamped.
+  // The records up to cursor c are the log's (nothing to copy); returns how many are new.
+  const take = (c) => {
+    const k = c - 1 - n;
+    if (k <= 0) return 0;
+    n = c - 1;
+    countdown -= k;
+    return k;
   };
-  // The next window: as long as the countdown; and the probes' depth limit S[2], one past the
-  // deepest slow frame on the stack (0 with none): the probes call the logger at every change at
-  // a depth up to it, so it sees every change of the stack there (a slow frame deeper than it
-  // calls when it is pushed) and keeps it exact.
+  // The next window: as long as the countdown (and R's room: a full R is handed over first);
+  // and the probes' depth limit, one past the deepest slow frame on the stack (0 with none): the
+  // probes call the logger at every change at a depth up to it, so it sees every change of the
+  // stack there (a slow frame deeper than it calls when it is pushed) and keeps it exact.
   const rearm = () => {
-    from = B - Math.max(1, countdown);
-    S[1] = from;
+    if (n === LOG_RECORDS) handOver();
     const F = P.F;
     let i = Math.min(S[0], S.length - B) - 1;
     while (i >= 0 && F[S[B + i]] !== 1) i--;
-    S[2] = i + 1;
+    P.w(R, n + 1, n + 1 + Math.min(Math.max(1, countdown), LOG_RECORDS - n), i + 1);
   };
-  // The probes' logger: b is the depth before the change the last record made. The common case
-  // (a full window) is a copy and a stamp.
-  const writer = (b) => {
-    if (take() && (countdown <= 0 || b === 0 || !neitherSlow(b))) stamp(n - 1);
+  // The probes' logger: b is the depth before the change the last record made, c the cursor
+  // after it. The common case (a full window) is a stamp.
+  const writer = (b, c) => {
+    if (take(c) && (countdown <= 0 || b === 0 || !neitherSlow(b))) stamp(n - 1);
     rearm();
   };
 
@@ -289,12 +282,11 @@ function stateOf(core) {
      *  that stamp's time, so a stretch that no stamped record ended (a long first call, then
      *  stop() from inside the same task) was all sampled with the stack at the flush. */
     flush() {
-      if (S[1]) {
-        take();
-        rearm();
-      }
+      const c = P.w(R, 0, 0, 0); // (were the hand-over to throw, the log stays off)
+      take(c);
       if (n > 0 && lastK < n - 1) stamp(n - 1);
       handOver();
+      if (c) rearm();
     },
     /** A session on trace h; the core's stack is set to the probes' current one. */
     open(h, intervalMs) {
@@ -318,7 +310,7 @@ function stateOf(core) {
       spanRecords = 0;
       measured = false;
       ticked = false;
-      if (S[1]) rearm();
+      if (logSessions.size) rearm();
       if (!longMs) {
         const g = clockGranularity(); // before the start
         longMs = Math.max(LONG_MIN_MS, 2 * g);
@@ -377,7 +369,7 @@ function stateOf(core) {
     removeLog(sampler) {
       if (!logSessions.delete(sampler) || logSessions.size) return;
       st.flush();
-      S[1] = 0;
+      P.w(R, 0, 0, 0);
       clearTimeout(pump);
       pump = null;
     },

@@ -289,18 +289,18 @@ test('ordinary functions call the probes to push and pop only while the switch i
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
   // A logger with a window of one record: called for every record, which it takes.
   const records = [];
-  const one = STACK_BASE - 1;
-  Q.log((depth) => {
-    for (let j = one; j < Q.S[1]; j++) records.push([Q.S[j], depth]);
-    Q.S[1] = one;
+  const W = new Int32Array(4);
+  Q.log((depth, c) => {
+    for (let j = 1; j < c; j++) records.push([W[j], depth]);
+    Q.w(W, 1, 2, 0);
   });
-  Q.S[1] = one;
+  Q.w(W, 1, 2, 0);
   try {
     m.mid(1);
     m.catches();
     assert.equal(await m.later(2), 3);
   } finally {
-    Q.S[1] = 0;
+    Q.w(W, 0, 0, 0);
   }
   // (an enter: the frame id and the depth it was pushed at; an exit: ~depth restored)
   assert.deepEqual(records, [
@@ -329,26 +329,27 @@ test('ordinary functions call the probes to push and pop only while the switch i
   assert.equal(Q.S[0], 0);
 });
 
-// A logger that takes the window's records (the window starting at `from`) with the depth each
-// call came with.
-function windowLogger(Q, from) {
+// A logger that takes the window's records (a window of `size` records) with the depth each call
+// came with.
+function windowLogger(Q, size) {
   const calls = [];
-  Q.log((depth) => {
-    calls.push([depth, [...Q.S.subarray(from, Q.S[1])]]);
-    Q.S[1] = from;
+  const W = new Int32Array(size + 1);
+  Q.log((depth, c) => {
+    calls.push([depth, [...W.subarray(1, c)]]);
+    Q.w(W, 1, size + 1, 0);
   });
-  Q.S[1] = from;
+  Q.w(W, 1, size + 1, 0);
   return calls;
 }
 
 test('the inline probes call the logger only when the log window is full or at depth 0', async () => {
   const { m, Q } = await withOwnProbes('window', CHAIN);
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
-  const calls = windowLogger(Q, STACK_BASE - 4);
+  const calls = windowLogger(Q, 4);
   try {
     assert.equal(m.mid(1), 4);
   } finally {
-    Q.S[1] = 0;
+    Q.w(Q.S, 0, 0, 0);
   }
   assert.deepEqual(calls, [
     [0, [id('mid')]], // an enter at depth 0
@@ -362,25 +363,23 @@ test('while a frame is slow the probes call the logger at each record next to it
   const { m, Q } = await withOwnProbes('slow', CHAIN);
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
   Q.F = new Uint8Array(probeFrames(Q).length);
-  // The log sampler's part (glue/instrument/source.js): after each call, S[2] is one past the
-  // deepest slow frame on the stack (0 with none).
-  const from = STACK_BASE - 64;
+  // The log sampler's part (glue/instrument/source.js): after each call, the depth limit is one
+  // past the deepest slow frame on the stack (0 with none).
+  const W = new Int32Array(65);
   const calls = [];
-  Q.log((depth) => {
-    calls.push([depth, [...Q.S.subarray(from, Q.S[1])]]);
-    Q.S[1] = from;
+  Q.log((depth, c) => {
+    calls.push([depth, [...W.subarray(1, c)]]);
     let i = Q.S[0] - 1;
     while (i >= 0 && Q.F[Q.S[STACK_BASE + i]] !== 1) i--;
-    Q.S[2] = i + 1;
+    Q.w(W, 1, 65, i + 1);
   });
-  Q.S[1] = from;
+  Q.w(W, 1, 65, 0);
   try {
     assert.equal(m.mid(1), 4); // no frame slow: only the changes at depth 0 call
     Q.F[id('arrow')] = 1;
     assert.equal(m.mid(1), 4);
   } finally {
-    Q.S[1] = 0;
-    Q.S[2] = 0;
+    Q.w(W, 0, 0, 0);
   }
   assert.deepEqual(calls, [
     [0, [id('mid')]],
