@@ -7,8 +7,9 @@
 //
 // Data: one Int32Array `S`. S[0] is the depth; S[B + i] the frame id at depth i, B = STACK_BASE =
 // 258 (frames deeper than the array are counted but not stored: a typed array ignores writes past
-// its end; S[1 .. B) are unused since the records went into the logger's own array, below). `F` (Uint8Array, by frame id) is 1 for a slow frame
-// (the log sampler keeps it: glue/instrument/source.js). Each script registers its frame table
+// its end; S[1 .. B) are unused since the records went into the logger's own array, below).
+// `F` (Uint8Array, by frame id) is 1 for a slow frame (the log sampler keeps it:
+// glue/instrument/source.js). Each script registers its frame table
 // once, `reg(n, urls, names, at)`: n frames; names, one per frame, in one text joined by its
 // first character (a comma unless a name holds one); at, per frame the index into urls when
 // there are several, the line as a difference from the frame before's, and the column, as a
