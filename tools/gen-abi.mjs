@@ -12,6 +12,8 @@ const lines = [
   '// kinds, profiler markers and trace columns, and the encodings the import records use.',
 ];
 const seen = new Map();
+// (Number() reads no sign before a hex literal)
+const int = (s) => (s[0] === '-' ? -Number(s.slice(1)) : Number(s));
 for (const h of headers) {
   // Comments out first, so that a commented-out line cannot define a constant.
   const text = readFileSync(h, 'utf8')
@@ -26,14 +28,14 @@ for (const h of headers) {
       .filter(Boolean)) {
       const m = /^(PS_[A-Z0-9_]+)\s*(?:=\s*(-?(?:0x[0-9a-fA-F]+|\d+))u?)?$/.exec(item);
       if (!m) throw new Error(`${h}: cannot read the enumerator '${item}'`);
-      next = m[2] === undefined ? next : Number(m[2]);
+      next = m[2] === undefined ? next : int(m[2]);
       found.push([m[1], next++]);
     }
   }
   for (const [, name, value] of text.matchAll(
     /^#define\s+(PS_[A-Z0-9_]+)\s+\(?(-?(?:0x[0-9a-fA-F]+|\d+))[uU]?\)?\s*$/gm,
   )) {
-    found.push([name, Number(value)]);
+    found.push([name, int(value)]);
   }
   if (!found.length) continue;
   lines.push('', `// ${basename(h)}`);
