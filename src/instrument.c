@@ -5,9 +5,9 @@
  * Data structure:
  *   - frames: the realm's frame table, indexed by the probes' frame ids: name and URL as
  *     offsets into one byte arena, line, column.
- *   - log: one block, stamps {index, time} then int32 records (a frame id for an enter, ~depth
- *     for an exit), that the shim copies the probes' log into and hands over with
- *     ps_instrument_consume.
+ *   - log: one block, stamps {index, time} then int32 records (an enter's frame id and depth,
+ *     or ~depth for an exit: instrument.h), that the shim copies the probes' log into and hands
+ *     over with ps_instrument_consume.
  *   - stack: the instrumented stack rebuilt from the log (frame ids, outermost first); frames
  *     deeper than STACK_MAX are counted but not kept.
  *   - sessions: per profiler, its trace, interval, next tick, and a map from frame id to the
@@ -274,12 +274,13 @@ static void apply(uint32_t from, uint32_t to)
     uint32_t d = depth;
     for (uint32_t i = from; i < to; i++) {
         int32_t v = log_records[i];
-        if (v >= 0) {
-            if (d < STACK_MAX) stack[d] = (uint32_t)v;
-            if (d < UINT32_MAX) d++;
-        } else {
+        if (v < 0 && v >= PS_INSTRUMENT_HERE_END) {
             d = (uint32_t)~v;
+            continue;
         }
+        if (v >= 0) d = (uint32_t)v >> PS_INSTRUMENT_ID_BITS;
+        if (d < STACK_MAX) stack[d] = (uint32_t)v & (v < 0 ? ~(uint32_t)PS_INSTRUMENT_HERE : PS_INSTRUMENT_ID_MASK);
+        if (d < UINT32_MAX) d++;
     }
     depth = d;
     if (to > from) version++;

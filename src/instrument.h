@@ -15,12 +15,24 @@
 
 #include "perfshim.h"
 
-/* The log, written by the probes' logger and handed over with ps_instrument_consume: records
- * (one int32 each: a frame id >= 0 for an enter, which pushes the frame; ~depth < 0 for an exit,
- * which cuts the stack to `depth` frames) and stamps, the times of some records (instrument.c,
- * "Stamps"): {index of the record in this hand-over, time in ms on the host clock of
- * performance.now()}, in increasing index order. The block is the stamps' array then the
- * records' (so both are aligned). */
+/* The log, written by the probes and their logger and handed over with ps_instrument_consume:
+ * records, one int32 each:
+ *   - `depth << PS_INSTRUMENT_ID_BITS | id` >= 0, an enter: the stack is cut to `depth` frames
+ *     and frame `id` pushed (the probes write no exit but those next to long gaps: a push's
+ *     depth says where the stack went); the probes' depths are below PS_INSTRUMENT_AT_DEPTH and
+ *     their ids below PS_INSTRUMENT_ID_MASK;
+ *   - `PS_INSTRUMENT_HERE | id` (below PS_INSTRUMENT_HERE_END), an enter at the current depth,
+ *     id < 2^30 (the logger's, after an exit record, for depths and ids the fields above cannot
+ *     hold);
+ *   - ~depth < 0 (from PS_INSTRUMENT_HERE_END up), an exit: the stack is cut to `depth` frames;
+ * and stamps, the times of some records (instrument.c, "Stamps"): {index of the record in this
+ * hand-over, time in ms on the host clock of performance.now()}, in increasing index order. The
+ * block is the stamps' array then the records' (so both are aligned). */
+#define PS_INSTRUMENT_ID_BITS 21
+#define PS_INSTRUMENT_ID_MASK ((1u << PS_INSTRUMENT_ID_BITS) - 1)
+#define PS_INSTRUMENT_AT_DEPTH 1023
+#define PS_INSTRUMENT_HERE INT32_MIN
+#define PS_INSTRUMENT_HERE_END (-0x40000000)
 typedef struct {
     double index;
     double time;

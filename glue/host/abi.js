@@ -32,6 +32,11 @@ export const PS_FIELD_MAX_LABEL_VALUE = 256;
 export const PS_FIELD_MAX_DEPTH = 1024;
 export const PS_FIELD_MAX_ENTRIES = 4096;
 
+// instrument.h
+export const PS_INSTRUMENT_ID_BITS = 21;
+export const PS_INSTRUMENT_AT_DEPTH = 1023;
+export const PS_INSTRUMENT_HERE_END = -1073741824;
+
 // perfshim.h
 export const PS_OK = 0;
 export const PS_E_NOMEM = -1;

@@ -54,22 +54,27 @@
 // An exception that leaves a function skips its pop: the frame's caller repairs the depth at
 // its next `catch`/`finally` (`k`), and the reset queued by a push at depth 0 (`e`: a
 // microtask, which runs with an empty JS stack, once until it ran) sets the depth back to 0.
-// The log: while a profiler logs, every change is a record written into the logger's array `W`
-// at the cursor `c`, which then moves on: the frame id for an enter, ~depth (the depth restored)
-// for an exit. The logger (set by `log(f)`, called as `L(d, c)`, d the depth before the change, c
-// the cursor after its record) sets the array, the cursor (0: no log), the window's end `E` and
-// the depth limit `D` with `w(W, c, E, D)`, all four closure variables (`var`s: no hole checks),
-// so a record is one typed-array store and no copy (until probes.11's first form the probes wrote
-// into a window S[3 .. 258) that the logger copied, with the cursor and the limit in S[1], S[2]:
-// four typed-array accesses a record; Firefox's log sampler on marked 1.69x against 1.58x). The
-// probes call the logger when the cursor reaches E (the window is full), the change is at a depth
-// up to D, or a slow frame (`F`) is pushed. The log sampler keeps D one past the deepest slow
-// frame on the stack (0 with none), so the logger sees every change at depth 0 and every change
-// next to a slow frame's gaps (its own or its caller's): a slow frame on the stack was pushed
-// with a call, and returns at a depth below D.
-// The test is one compare a record, and a pop's fits with its record into the 130 bytes of
-// bytecode SpiderMonkey inlines (~101-110 bytes; testing both frames' `F` in every record, the
-// pop was 219). The logger takes the window's records and sets the next window's end, so the
+// The log: while a profiler logs, every push is a record written into the logger's array `W` at
+// the cursor `c`, which then moves on: `d << 21 | id`, the frame id and the depth it is pushed
+// at (below 2^21 and 1023: the logger sees to it, below). A pop writes nothing: the next push's
+// depth says how far the stack fell before it (since probes.12: a record a call instead of two;
+// Firefox's log sampler on marked 1.44x against 1.51x, 160 rounds side by side). The logger (set
+// by `log(f)`) is called as `L(d, c, id)` at a push, d the depth before it and c the cursor after
+// its record, and as `L(~t, c)` at a pop to depth t, where it writes the pop's record itself
+// (~t, negative) when the pop matters: the pops next to a slow frame's gaps, below. It sets the
+// array, the cursor (0: no log), the window's end `E` and the depth limit `D` with
+// `w(W, c, E, D)`, all four closure variables (`var`s: no hole checks), so a record is one
+// typed-array store and no copy (until probes.11's first form the probes wrote into a window
+// S[3 .. 258) that the logger copied: Firefox's log sampler on marked 1.69x against 1.58x). The
+// probes call the logger when a push's cursor reaches E (the window is full), a change is at a
+// depth up to D (-1 while no logger logs), or a slow frame (`F`) is pushed. The log sampler
+// keeps D one past the deepest slow frame on the stack (0 with none), so the logger sees every
+// change at depth 0 and every change next to a slow frame's gaps (its own or its caller's): a
+// slow frame on the stack was pushed with a call, and returns at a depth below D. It sets D past
+// any depth when a push could reach depth 1023 before its next call (a stack 767 deep) or the
+// realm has frame ids past 2^21 - 2 (`reg` does it at once), and writes those pushes itself.
+// The test is one compare a change, and a pop fits into the 130 bytes of bytecode SpiderMonkey
+// inlines. The logger takes the window's records and sets the next window's end, so the
 // window's size is how many records pass before the next call: most records make no call (with a
 // call a record, until stop 19, the log sampler's marked render took 1.5-1.6x in Firefox; 1.3x
 // since). Switching is a closure variable's store, never a change to `P` itself, so the probes'
@@ -91,6 +96,7 @@ export function createProbes() {
   // No logger: logging stops (a cursor set without one would run into the stack).
   var L = function L() {
     c = 0;
+    D = -1;
   };
   // The stack is empty whenever a microtask runs (the host runs them with no script on its
   // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
@@ -114,16 +120,13 @@ export function createProbes() {
   var W = S,
     c = 0,
     E = 0,
-    D = 0;
-  // The pop to the depth before frame depth t (t > 0), as `x`, `r`, `k` and the reset make it,
-  // with its record. Small enough (< 130 bytes of bytecode) for SpiderMonkey to inline it into
-  // `x` and `r` and them into their callers (with the record's test of the push's form, 219).
+    D = -1;
+  // The pop to the depth before frame depth t (t > 0), as `x`, `r`, `k` and the reset make it.
+  // Small enough (< 130 bytes of bytecode) for SpiderMonkey to inline it into `x` and `r` and
+  // them into their callers.
   var pop = function pop(t) {
     S[0] = --t;
-    if (c) {
-      W[c] = ~t;
-      if ((++c === E) | (t <= D)) L(t, c);
-    }
+    if (t <= D) L(~t, c);
   };
   var P = {
     S,
@@ -144,7 +147,7 @@ export function createProbes() {
       W = a;
       c = x;
       E = y;
-      D = z;
+      D = x ? z : -1;
       return o;
     },
     /** The switch every file's functions test (`__pso.o`): 1 while any session uses the stack. */
@@ -156,6 +159,8 @@ export function createProbes() {
     },
     reg(n) {
       P.t.push(arguments);
+      // (ids past 2^21 - 2 do not fit a record: the logger writes their pushes, see above)
+      if (c && P.n + n > 0x1ffffe) D = 1e9;
       return (P.n += n) - n;
     },
     e(id) {
@@ -166,10 +171,10 @@ export function createProbes() {
       if (c === 0) {
         if (d === 0) A();
       } else {
-        W[c] = id;
+        W[c] = (d << 21) | id;
         if (++c === E || d <= D || P.F[id] === 1) {
           A();
-          L(d, c);
+          L(d, c, id);
         }
       }
       return d + 1;
@@ -229,7 +234,7 @@ export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.11';
+export const PROBES_KEY = 'perfshim.probes.12';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

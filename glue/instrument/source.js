@@ -6,8 +6,9 @@
 //     probes' shadow stack moves into shared memory and a sampler worker snapshots it every
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
-//   - log: elsewhere, the probes write every enter (its frame id) and exit (~depth) as one i32
-//     straight into the logger's plain Int32Array (a window of it at a time), with the
+//   - log: elsewhere, the probes write every enter (its frame id and depth) as one i32 straight
+//     into the logger's plain Int32Array (a window of it at a time), and the logger the exits
+//     next to long gaps (~depth; the next enter's depth says where the others went), with the
 //     time on a few records only (a clock read costs more than the rest of a probe), kept apart
 //     with their record index; the log is copied into the core's (src/instrument.h) and handed
 //     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
@@ -16,7 +17,12 @@
 import { isWindow, isWorker, nativeNow, timeOrigin } from '../host/host.js';
 import { domException } from '../host/errors.js';
 import { getProbes, PROBES_KEY, readFrameTable, STACK_BASE as B } from './probes.js';
-import { PS_E_NOMEM } from '../host/abi.js';
+import {
+  PS_E_NOMEM,
+  PS_INSTRUMENT_AT_DEPTH as AT_DEPTH,
+  PS_INSTRUMENT_HERE_END as HERE_END,
+  PS_INSTRUMENT_ID_BITS as ID_BITS,
+} from '../host/abi.js';
 
 const CONTEXT = 'perfshim profiler (instrumentation)';
 const LOG_RECORDS = 1 << 15; // records (128 KB) handed over when full...
@@ -29,6 +35,13 @@ const STAMP_MAX = 255; // ...or, while the clock reads the same at each stamp, u
 const LONG_MIN_MS = 0.05; // a stretch this long (or twice the clock's granularity) is long
 const STAMP_GAP_MS = 0.025; // records further apart than this on average are all stamped...
 const RATE_MS = 1; // ...the average measured over stretches of frames this long (or 4 ticks)
+// Records (probes.js, src/instrument.h): an enter is `depth << 21 | id`, depth < AT_DEPTH and
+// id < ID_BIG; `HERE | id` (written by the logger only, after an exit record) pushes frame id at
+// the depth the exit left.
+const ID_BIG = (1 << ID_BITS) - 1;
+const HERE = 1 << 31; // (below HERE_END)
+const EVERY_CHANGE = 1e9; // a depth limit past any depth: the logger sees every change
+const DEEP = AT_DEPTH - STAMP_MAX - 1; // past it, a window's pushes could reach AT_DEPTH
 const CREDIT = 8; // short gaps a long one keeps its frame slow for...
 const CREDIT_MAX = 32; // ...up to this many
 const SUSPECT = 2; // short gaps a long window keeps each of its frames slow for
@@ -37,7 +50,7 @@ const SUSPECT = 2; // short gaps a long window keeps each of its frames slow for
  *  cross-origin isolation): the smallest step seen over a few ticks, once per realm. */
 function clockGranularity() {
   let a = nativeNow(),
-    best = Number.POSITIVE_INFINITY,
+    best = Infinity,
     steps = 0;
   for (let i = 0; i < 1e5 && steps < 3; i++) {
     const b = nativeNow();
@@ -47,7 +60,7 @@ function clockGranularity() {
       steps++;
     }
   }
-  return Number.isFinite(best) ? best : 1;
+  return best < Infinity ? best : 1;
 }
 
 /** The interval both samplers use for a requested one (ms): the next whole millisecond, at
@@ -58,15 +71,14 @@ export function supportedIntervalMs(ms) {
 
 const states = new WeakMap(); // core -> its adapter state
 
-// The probes' logger call sites (probes.js: the push's and the pop's, each writing its record
-// inline) see two functions before any logger of ours, so V8 never inlines a logger into the
+// The probes' logger call sites (probes.js: the push's, writing its record inline, and the
+// pop's) see two functions before any logger of ours, so V8 never inlines a logger into the
 // probes (and with them into instrumented functions optimized while a profiler logs, where an
 // inlined logger made calls ~1.5 ns slower): a plain call behind the cursor. A push with the
-// switch on (`e`, its record at a window's last slot: `w(W, 1, 2, -1)`) and exits to the current
-// depth (`x(S[0] + 1)`: the depth does not change) reach them; before the first logger of this
-// module, once per probe object. (In the probes' runtime until probes.10: its bytes were in every
-// instrumented bundle, and it warmed `r`'s pop too, which every return calls while no profiler
-// runs.)
+// switch on (`e`, its record at a window's last slot: `w(W, 1, 2, -1)`) and a pop under a depth
+// limit past it reach them; before the first logger of this module, once per probe object. (In
+// the probes' runtime until probes.10: its bytes were in every instrumented bundle, and it
+// warmed `r`'s pop too, which every return calls while no profiler runs.)
 const warmed = new WeakSet();
 function warmLogger(P) {
   if (warmed.has(P)) return;
@@ -79,10 +91,8 @@ function warmLogger(P) {
       for (let i = 0; i < 32; i++) {
         P.w(W, 1, 2, -1);
         const t = P.e(0);
-        P.w(W, 0, 0, 0);
-        P.x(t); // (no record: the cursor is 0)
-        P.w(W, 1, 2, -1);
-        P.x(P.S[0] + 1);
+        P.w(W, 1, 2, EVERY_CHANGE);
+        P.x(t);
       }
     }
   } finally {
@@ -97,16 +107,19 @@ function stateOf(core) {
   let st = states.get(core);
   if (st) return st;
   const x = core.x;
-  const check = (r) => core.check(r, CONTEXT);
+  function check(r) {
+    return core.check(r, CONTEXT);
+  }
   const P = getProbes();
   const S = P.S; // the probes' stack, the same array for their whole life
   let tables = 0, // the probes' frame tables registered in the core...
     base = 0; // ...and their frames
-  // The log: `n` records in R (a frame id for an enter, ~depth for an exit) and `m / 2` stamps
-  // in T (record index, time), copied into the core's log (`at`: its byte address) at each
-  // hand-over. A plain array, not a view of the core's memory: cheaper to write in every engine
-  // (and a view dies when the memory grows).
-  // The probes write the records straight into R (R[1 + j]: record j; the cursor is 1 + n).
+  // The log: `n` records in R (`depth << 21 | id` for an enter, ~depth for an exit) and `m / 2`
+  // stamps in T (record index, time), copied into the core's log (`at`: its byte address) at
+  // each hand-over. A plain array, not a view of the core's memory: cheaper to write in every
+  // engine (and a view dies when the memory grows).
+  // The probes write the records straight into R (R[1 + j]: record j; the cursor is 1 + n); a
+  // window leaves a slot free for the record the logger may add (`writer`).
   const R = new Int32Array(LOG_RECORDS + 1),
     T = new Float64Array(2 * LOG_STAMPS);
   let n = 0,
@@ -149,29 +162,37 @@ function stateOf(core) {
   // The owner of the gap after record j of this hand-over (-1 before it). Exact for the records
   // just written; for older ones of a window the stack may have changed since (a frame pushed
   // where the one restored to sat), which only affects what is learned.
-  const ownerAfter = (j) => {
+  function ownerAfter(j) {
     if (j < 0) return -1;
     const v = R[j + 1];
-    if (v >= 0) return v;
-    const d = ~v;
+    return v >= 0 ? v & ID_BIG : v < HERE_END ? v ^ HERE : topAt(~v);
+  }
+  // The frame at the top of a stack d deep (S as it is now, -1 for none).
+  function topAt(d) {
     return d > 0 && d + B - 1 < S.length ? S[d + B - 1] : -1;
-  };
+  }
+  // The owner of the gap before record j, when the stack fell before it: the caller of an enter
+  // (the pops before it are no records), -1 for an exit or no caller.
+  function callerAt(j) {
+    const v = R[j + 1];
+    return v >= 0 ? topAt(v >>> ID_BITS) : -1;
+  }
 
   // (no frame, f = -1, and an id past the table: typed arrays ignore them)
-  const markSlow = (f, c) => {
+  function markSlow(f, c) {
     P.F[f] = 1;
     credit[f] = Math.min(credit[f] + c, CREDIT_MAX);
-  };
+  }
 
   // Whether neither gap around a record at depth b is a slow frame's: for an enter (pushed at
   // depth b) they are the caller's, S[B + b - 1], and its own, S[B + b]; for an exit (to depth
   // b) the returning frame's, still in S[B + b], and its caller's, S[B + b - 1].
-  const neitherSlow = (b) => {
+  function neitherSlow(b) {
     return (P.F[S[B + b - 1]] | P.F[S[B + b]]) === 0;
-  };
+  }
 
   // The stamp of record k, and what it teaches.
-  const stamp = (k) => {
+  function stamp(k) {
     const now = nativeNow();
     T[m] = k;
     T[m + 1] = now;
@@ -186,6 +207,9 @@ function stateOf(core) {
       markSlow(firstOwner, SUSPECT);
       for (let j = Math.max(lastK + 1, 0); j < k; j++) markSlow(ownerAfter(j), SUSPECT);
     }
+    // (and the frames the stack fell back to before a push in it: pops write no record)
+    if (ms >= longMs)
+      for (let j = Math.max(lastK + 1, 0); j <= k; j++) markSlow(callerAt(j), SUSPECT);
     // The records' rate in frames' time (idle gaps are exact windows of their own: left out),
     // counted from the first gap the clock moved in (see open).
     if (firstOwner >= 0 && ticked) {
@@ -211,10 +235,10 @@ function stateOf(core) {
     stride = Math.min(sparse, ms === 0 ? Math.min(2 * stride, STAMP_MAX) : STAMP_EVERY);
     countdown = stride;
     if (m === T.length) handOver();
-  };
+  }
 
   // R and T to the core.
-  const handOver = () => {
+  function handOver() {
     st.frames();
     const count = n,
       stamps = m >> 1;
@@ -225,7 +249,7 @@ function stateOf(core) {
     core.f64().set(T.subarray(0, 2 * stamps), at >>> 3);
     core.i32().set(R.subarray(1, count + 1), (at >>> 2) + 4 * LOG_STAMPS);
     check(x.ps_instrument_consume(count, stamps));
-  };
+  }
 
   // The probes write the records into R themselves (probes.js: `w` sets the array, the cursor,
   // where the window ends and the depth limit) and call the logger with the cursor when it
@@ -234,30 +258,42 @@ function stateOf(core) {
   // probes also call it at a record next to a slow frame's gap (see `rearm`), so that record is
   // stamped.
   // The records up to cursor c are the log's (nothing to copy); returns how many are new.
-  const take = (c) => {
+  function take(c) {
     const k = c - 1 - n;
     if (k <= 0) return 0;
     n = c - 1;
     countdown -= k;
     return k;
-  };
+  }
   // The next window: as long as the countdown (and R's room: a full R is handed over first);
   // and the probes' depth limit, one past the deepest slow frame on the stack (0 with none): the
   // probes call the logger at every change at a depth up to it, so it sees every change of the
   // stack there (a slow frame deeper than it calls when it is pushed) and keeps it exact.
-  const rearm = () => {
-    if (n === LOG_RECORDS) handOver();
+  // Past DEEP, or with frame ids past what a record holds, the probes call at every change and
+  // the logger writes the pushes a record cannot hold (`writer`).
+  function rearm() {
+    if (n >= LOG_RECORDS - 1) handOver();
     const F = P.F;
     let i = Math.min(S[0], S.length - B) - 1;
     while (i >= 0 && F[S[B + i]] !== 1) i--;
-    P.w(R, n + 1, n + 1 + Math.min(Math.max(1, countdown), LOG_RECORDS - n), i + 1);
-  };
-  // The probes' logger: b is the depth before the change the last record made, c the cursor
-  // after it. The common case (a full window) is a stamp.
-  const writer = (b, c) => {
+    const limit = S[0] > DEEP || P.n >= ID_BIG ? EVERY_CHANGE : i + 1;
+    P.w(R, n + 1, n + 1 + Math.min(Math.max(1, countdown), LOG_RECORDS - 1 - n), limit);
+  }
+  // The probes' logger: at a push, b is the depth before it, c the cursor after its record and
+  // id its frame; at a pop, b is ~depth after it and c the cursor (its record is written here).
+  // A push at depth AT_DEPTH or more, or of frame ID_BIG or past it, becomes an exit to its
+  // depth and `HERE | id`. The common case (a full window) is a stamp.
+  function writer(b, c, id) {
+    if (b < 0) {
+      R[c++] = b;
+      b = ~b;
+    } else if (b >= AT_DEPTH || id >= ID_BIG) {
+      R[c - 1] = ~b;
+      R[c++] = HERE | id;
+    }
     if (take(c) && (countdown <= 0 || b === 0 || !neitherSlow(b))) stamp(n - 1);
     rearm();
-  };
+  }
 
   st = {
     /** Register the probes' frames the core does not know yet. */
@@ -294,7 +330,7 @@ function stateOf(core) {
       else st.frames();
       const depth = Math.min(S[0], S.length - B);
       core.putU32(S.subarray(B, B + depth)); // the same bits as i32 words
-      firstOwner = S[0] > 0 && S[0] + B - 1 < S.length ? S[S[0] + B - 1] : -1;
+      firstOwner = topAt(S[0]);
       lastK = -1; // the log is empty (flushed): the gap from now to the first record is exact
       countdown = 1; // the first record is stamped
       stride = STAMP_EVERY;
@@ -352,16 +388,16 @@ function stateOf(core) {
         warmLogger(P);
         P.log(writer);
         rearm(); // sets the cursor: the probes log from now on
-        const tick = () => {
+        function tick() {
           st.flush();
           const now = nativeNow();
           for (const s of [...logSessions]) if (st.advance(s.session, now)) s.full();
           if (logSessions.size) schedule();
-        };
-        const schedule = () => {
+        }
+        function schedule() {
           pump = setTimeout(tick, PUMP_MS);
           if (pump && typeof pump.unref === 'function') pump.unref();
-        };
+        }
         schedule();
       }
       logSessions.add(sampler);
@@ -423,32 +459,51 @@ class LogSampler {
 // for the `started` message. Between sessions it waits for
 // the next one in its event loop: workers are kept in a pool, so a profiler after the first
 // starts sampling at once.
-const WORKER_SOURCE = `
-const port = typeof self === 'object' ? null : require('node:worker_threads').parentPort;
-const post = (m) => (port ? port.postMessage(m) : postMessage(m));
-const onStart = (d) => {
-  const S = new Int32Array(d.stack), C = new Int32Array(d.ctl), iv = d.interval;
-  const off = performance.timeOrigin - d.origin;
-  let batch = [], last = performance.now(), next = last + iv;
-  new Float64Array(d.ctl, 8, 1)[0] = last + off;
-  Atomics.store(C, 1, 1);
-  post({ started: last + off });
-  for (;;) {
-    const wait = next - performance.now();
-    if (wait > 0) Atomics.wait(C, 0, 0, wait);
-    if (Atomics.load(C, 0) !== 0) break;
-    const t = performance.now();
-    const depth = Math.min(Atomics.load(S, 0), S.length - ${B});
-    batch.push(t + off, depth);
-    for (let k = ${B}; k < depth + ${B}; k++) batch.push(S[k]);
-    next += iv;
-    if (next < t) next = t + iv;
-    if (t - last >= ${POST_MS}) { post({ batch: Float64Array.from(batch) }); batch = []; last = t; }
-  }
-  post({ done: true, batch: Float64Array.from(batch) });
-};
-if (port) port.on('message', onStart); else self.onmessage = (e) => onStart(e.data);
-`;
+// The worker's code is this function's text (a bundler minifies it with the rest): it must stay
+// self-contained, and is called with the stack's base, POST_MS and Node's port (null in a web
+// worker, where `require` is not defined). Its functions are methods or bound to no name: the
+// dist's keepNames wraps a function bound to a name in its `__name` helper, which the worker
+// does not have.
+function samplerWorker(base, postMs, port) {
+  const w = {
+    post(m) {
+      if (port) port.postMessage(m);
+      else postMessage(m);
+    },
+    start(d) {
+      const S = new Int32Array(d.stack),
+        C = new Int32Array(d.ctl),
+        iv = d.interval;
+      const off = performance.timeOrigin - d.origin;
+      let batch = [],
+        last = performance.now(),
+        next = last + iv;
+      new Float64Array(d.ctl, 8, 1)[0] = last + off;
+      Atomics.store(C, 1, 1);
+      w.post({ started: last + off });
+      for (;;) {
+        const wait = next - performance.now();
+        if (wait > 0) Atomics.wait(C, 0, 0, wait);
+        if (Atomics.load(C, 0) !== 0) break;
+        const t = performance.now();
+        const depth = Math.min(Atomics.load(S, 0), S.length - base);
+        batch.push(t + off, depth);
+        for (let k = base; k < depth + base; k++) batch.push(S[k]);
+        next += iv;
+        if (next < t) next = t + iv;
+        if (t - last >= postMs) {
+          w.post({ batch: Float64Array.from(batch) });
+          batch = [];
+          last = t;
+        }
+      }
+      w.post({ done: true, batch: Float64Array.from(batch) });
+    },
+  };
+  if (port) port.on('message', (d) => w.start(d));
+  else self.onmessage = (e) => w.start(e.data);
+}
+const WORKER_SOURCE = `(${samplerWorker})(${B},${POST_MS},typeof self=='object'?null:require('node:worker_threads').parentPort)`;
 
 /** A sampler worker: {on(message), post, ref, unref}; messages go to its current `owner`. */
 function spawnWorker(code) {

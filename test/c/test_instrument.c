@@ -18,7 +18,10 @@ static int32_t reg(uint32_t id, const char *name, const char *url, uint32_t line
     return ps_instrument_frame(id, n, u, line, 1);
 }
 
-/* Hand over a log: n records (frame id, or ~depth for an exit) and ns stamps {index, time}. */
+/* An enter record: frame id pushed at depth d (instrument.h). */
+#define ENTER(d, id) ((int32_t)((uint32_t)(d) << PS_INSTRUMENT_ID_BITS | (uint32_t)(id)))
+
+/* Hand over a log: n records (ENTER, or ~depth for an exit) and ns stamps {index, time}. */
 static int32_t consume(const int32_t *rec, uint32_t n, const double *stamps, uint32_t ns)
 {
     ps_instrument_stamp *st = ps_instrument_log(n, ns);
@@ -60,7 +63,7 @@ TEST(ticks_take_the_stack_active_at_their_time)
     int32_t s = ps_instrument_start(t, 10, 0, 0);
     CHECK(s >= 1);
     /* main enters at 5, work at 12 (until 35), main exits at 41. */
-    CHECK_EQ_INT(consume((int32_t[]){ 0, 1, ~1, ~0 }, 4, (double[]){ 0, 5, 1, 12, 2, 35, 3, 41 }, 4), PS_OK);
+    CHECK_EQ_INT(consume((int32_t[]){ ENTER(0, 0), ENTER(1, 1), ~1, ~0 }, 4, (double[]){ 0, 5, 1, 12, 2, 35, 3, 41 }, 4), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(s, 60), 0);
     /* ticks at 10, 20, 30, 40, 50, 60 */
     CHECK_EQ_INT(samples(t), 6);
@@ -93,7 +96,7 @@ TEST(the_buffer_limit_holds_and_sessions_are_independent)
     int32_t c = ps_trace_new(100);
     int32_t sc = ps_instrument_start(c, 10, 0, 0);
     CHECK_EQ_INT(ps_instrument_until(sc, 25), PS_OK);
-    CHECK_EQ_INT(consume((int32_t[]){ 0 }, 1, (double[]){ 0, 70 }, 1), PS_OK);
+    CHECK_EQ_INT(consume((int32_t[]){ ENTER(0, 0) }, 1, (double[]){ 0, 70 }, 1), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(sc, 100), 0);
     CHECK_EQ_INT(samples(c), 2);
     ps_instrument_stop(sc);
@@ -124,7 +127,7 @@ TEST(unstamped_records_are_spread_between_the_stamps_around_them)
     /* main enters at 1000 (stamped); work enters and exits unstamped; main exits at 1030: the
      * two unstamped records take 1010 and 1020, so work is on top for the ticks 1010..1019.
      * Then an unstamped run with no stamp after it in this block: at the last stamp's time. */
-    CHECK_EQ_INT(consume((int32_t[]){ 0, 1, ~1, ~0, 0, 1 }, 6, (double[]){ 0, 1000, 3, 1030 }, 2), PS_OK);
+    CHECK_EQ_INT(consume((int32_t[]){ ENTER(0, 0), ENTER(1, 1), ~1, ~0, ENTER(0, 0), ENTER(1, 1) }, 6, (double[]){ 0, 1000, 3, 1030 }, 2), PS_OK);
     CHECK_EQ_INT(ps_instrument_advance(s, 1032), 0);
     CHECK_EQ_INT(samples(t), 32); /* ticks 1001..1032 */
     char buf[256];
@@ -146,6 +149,32 @@ TEST(unstamped_records_are_spread_between_the_stamps_around_them)
     ps_trace_free(t);
 }
 
+TEST(a_push_cuts_the_stack_to_its_depth_and_escapes_push_where_the_stack_is)
+{
+    /* frames 0 (main) and 1 (work) from the first test; one record a tick */
+    int32_t t = ps_trace_new(100);
+    int32_t s = ps_instrument_start(t, 1, 3000, 0);
+    CHECK(s >= 1);
+    /* main, work, work again at depth 1 (the first work's pop wrote nothing), main at depth 0
+     * (the pops of work and main wrote nothing), work at depth 1; an exit to 1, then work
+     * pushed at the current depth, its id in the next record (the escape for depths and ids the
+     * fields cannot hold), twice; an exit to 0. */
+    int32_t here = PS_INSTRUMENT_HERE;
+    int32_t rec[] = { ENTER(0, 0), ENTER(1, 1), ENTER(1, 1), ENTER(0, 0), ENTER(1, 1), ~1, here | 1, here | 1, ~0 };
+    double st[2 * 9];
+    for (uint32_t i = 0; i < 9; i++) st[2 * i] = i, st[2 * i + 1] = 3000.5 + i;
+    CHECK_EQ_INT(consume(rec, 9, st, 9), PS_OK);
+    CHECK_EQ_INT(ps_instrument_advance(s, 3010), 0);
+    /* the tick at 3001 + i sees the stack after record i */
+    const char *want[] = { "main", "work<main", "work<main", "main", "work<main", "main", "work<main",
+                           "work<work<main", "", "" };
+    CHECK_EQ_INT(samples(t), 10);
+    char buf[256];
+    for (uint32_t i = 0; i < 10; i++) CHECK(strcmp(stack_of(t, i, buf), want[i]) == 0);
+    ps_instrument_stop(s);
+    ps_trace_free(t);
+}
+
 TEST(bad_stamps_are_ignored_and_unregistered_frames_left_out)
 {
     /* frames 0 (main) and 1 (work) from the first test; 77 is not registered */
@@ -156,7 +185,7 @@ TEST(bad_stamps_are_ignored_and_unregistered_frames_left_out)
      * records, a NaN time, one going back: all ignored, so the last record (work's enter, index
      * 2) takes 2000 too, and from the next hand-over's stamp on the stack is main<77<work
      * without 77. */
-    CHECK_EQ_INT(consume((int32_t[]){ 0, 77, 1 }, 3,
+    CHECK_EQ_INT(consume((int32_t[]){ ENTER(0, 0), ENTER(1, 77), ENTER(2, 1) }, 3,
                          (double[]){ 0, 2000, 1.5, 2001, 7, 2002, 2, NAN, 0, 2003 }, 5), PS_OK);
     CHECK_EQ_INT(consume((int32_t[]){ ~0 }, 1, (double[]){ 0, 2010 }, 1), PS_OK);
     CHECK_EQ_INT(samples(t), 9); /* ticks 2001..2009 */
@@ -182,8 +211,12 @@ static void replay_matches_the_model(double start, int coarse)
     for (uint32_t i = 0; i < N; i++) {
         seed = seed * 1103515245u + 12345u;
         uint32_t r = seed >> 8;
-        if (d < 4 && (d == 0 || r % 2)) rec[i] = (int32_t)(r % 4 == 0), d++; /* main or work */
-        else rec[i] = ~(int32_t)(d = r % 8 == 0 ? 0 : d - 1);
+        if (d < 4 && (d == 0 || r % 2)) { /* main or work, now and then after pops with no record */
+            d = r % 5 == 0 ? d / 2 : d;
+            rec[i] = ENTER(d, r % 4 == 0), d++;
+        } else {
+            rec[i] = ~(int32_t)(d = r % 8 == 0 ? 0 : d - 1);
+        }
         if (r % 13 == 0 || i == N - 2) { /* a stamp; none on the last record */
             now += (r >> 4) % 5 == 0 ? 0.7 + (r % 300) / 100.0 : (r % 50) / 1000.0;
             st[2 * ns] = i;
@@ -221,8 +254,12 @@ static void replay_matches_the_model(double start, int coarse)
     for (uint32_t j = 0; j < n; j++) {
         double tick = start + 1 + j;
         for (; i < N && !(tick < tim[i]); i++) {
-            if (rec[i] >= 0) stack[d++] = rec[i];
-            else d = (uint32_t)~rec[i];
+            if (rec[i] >= 0) {
+                d = (uint32_t)rec[i] >> PS_INSTRUMENT_ID_BITS;
+                stack[d++] = rec[i] & (int32_t)PS_INSTRUMENT_ID_MASK;
+            } else {
+                d = (uint32_t)~rec[i];
+            }
         }
         if (i < N && i > 0 && tim[i] != tim[i - 1]) ticks_in_windows++;
         want[0] = 0;
@@ -250,6 +287,7 @@ int main(void)
     RUN(the_buffer_limit_holds_and_sessions_are_independent);
     RUN(unstamped_records_are_spread_between_the_stamps_around_them);
     RUN(bad_stamps_are_ignored_and_unregistered_frames_left_out);
+    RUN(a_push_cuts_the_stack_to_its_depth_and_escapes_push_where_the_stack_is);
     RUN(windows_without_a_tick_give_the_same_samples_as_a_replay_record_by_record);
     return CHECK_DONE();
 }

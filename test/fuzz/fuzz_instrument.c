@@ -50,13 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (sessions[k] < 0) { ps_trace_free(traces[k]); sessions[k] = 0; }
             }
             break;
-        case 1: { /* a log of c records (frame ids 8..11 unregistered), stamps in any order */
+        case 1: { /* a log of c records (frame ids 8..11 unregistered; depths, any word), stamps in any order */
             uint32_t n = 1 + c % 16, ns = (a + c) % (n + 2);
             ps_instrument_stamp *st = ps_instrument_log(n, ns);
             if (!st) abort();
             int32_t *rec = (int32_t *)(st + ns);
             for (uint32_t r = 0; r < n; r++)
-                rec[r] = ((b + r) & 2) ? ~(int32_t)((c + r) % 10) : (int32_t)((a + r) % 12);
+                rec[r] = ((b + r) & 2)           ? ~(int32_t)((c + r) % 10)
+                         : ((a + r) % 5 == 0)    ? (int32_t)(a * 2654435761u + r) /* any word */
+                                                 : (int32_t)((uint32_t)((c + 3 * r) % 1024) << PS_INSTRUMENT_ID_BITS | (a + r) % 12);
             for (uint32_t j = 0; j < ns; j++) {
                 double dt = times[(a + j) % 8];
                 now += dt == dt && isfinite(dt) ? fabs(dt) : 0;

@@ -76,12 +76,12 @@ test('every form of return passes its value through unchanged', async () => {
   const out = instrument(returnForms, { file: 'forms.js' }).code;
   // (a value that calls nothing returns after the pop; one that calls passes through __psr)
   assert.ok(
-    out.includes('return  (__pst&&__ps11_.x(__pst),a, a + 1)'),
+    out.includes('return  (__pst&&__ps12_.x(__pst),a, a + 1)'),
     'a comma expression in parentheses',
   );
-  assert.ok(out.includes('return  __ps11_r((function () {'), 'a function made');
+  assert.ok(out.includes('return  __ps12_r((function () {'), 'a function made');
   assert.ok(
-    out.includes('return void(__pst&&__ps11_.x(__pst))\n'),
+    out.includes('return void(__pst&&__ps12_.x(__pst))\n'),
     'return + newline: returns nothing',
   );
   const got = vm.runInThisContext(out);
@@ -287,14 +287,17 @@ test('ordinary functions call the probes to push and pop only while the switch i
   assert.deepEqual(calls, { e: 6, x: 2, k: 1 }, 'switch on: every frame calls the probes');
   assert.equal(Q.S[0], 0);
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
-  // A logger with a window of one record: called for every record, which it takes.
+  // A logger with a window of one record and a depth limit past any depth: called at every
+  // change, a push with its record written (the frame and the depth it was pushed at), a pop
+  // with ~depth restored (no record: the logger writes it).
   const records = [];
   const W = new Int32Array(4);
-  Q.log((depth, c) => {
-    for (let j = 1; j < c; j++) records.push([W[j], depth]);
-    Q.w(W, 1, 2, 0);
+  Q.log((b, c) => {
+    for (let j = 1; j < c; j++) records.push(W[j]);
+    if (b < 0) records.push(b);
+    Q.w(W, 1, 2, 1 << 30);
   });
-  Q.w(W, 1, 2, 0);
+  Q.w(W, 1, 2, 1 << 30);
   try {
     m.mid(1);
     m.catches();
@@ -302,26 +305,25 @@ test('ordinary functions call the probes to push and pop only while the switch i
   } finally {
     Q.w(W, 0, 0, 0);
   }
-  // (an enter: the frame id and the depth it was pushed at; an exit: ~depth restored)
   assert.deepEqual(records, [
-    [id('mid'), 0],
-    [id('m'), 1],
-    [id('arrow'), 2],
-    [id('leaf'), 3],
-    [~3, 3],
-    [~2, 2],
-    [~1, 1],
-    [~0, 0],
-    [id('catches'), 0],
-    [id('boom'), 1],
-    [~1, 1],
-    [~0, 0],
-    [id('later'), 0],
-    [~0, 0],
-    [id('later'), 0],
-    [id('leaf'), 1],
-    [~1, 1],
-    [~0, 0],
+    push(0, id('mid')),
+    push(1, id('m')),
+    push(2, id('arrow')),
+    push(3, id('leaf')),
+    ~3,
+    ~2,
+    ~1,
+    ~0,
+    push(0, id('catches')),
+    push(1, id('boom')),
+    ~1,
+    ~0,
+    push(0, id('later')),
+    ~0,
+    push(0, id('later')),
+    push(1, id('leaf')),
+    ~1,
+    ~0,
   ]);
   // (later: its await pops through `x` and the resume pushes again; leaf's and catches' returns
   // of a value that calls nothing pop through `x` too)
@@ -329,32 +331,35 @@ test('ordinary functions call the probes to push and pop only while the switch i
   assert.equal(Q.S[0], 0);
 });
 
+// A push's record: frame `id` pushed at depth d (probes.js).
+const push = (d, id) => (d << 21) | id;
+
 // A logger that takes the window's records (a window of `size` records) with the depth each call
-// came with.
+// came with (~depth for a pop's).
 function windowLogger(Q, size) {
   const calls = [];
   const W = new Int32Array(size + 1);
-  Q.log((depth, c) => {
-    calls.push([depth, [...W.subarray(1, c)]]);
+  Q.log((b, c) => {
+    calls.push([b, [...W.subarray(1, c)]]);
     Q.w(W, 1, size + 1, 0);
   });
   Q.w(W, 1, size + 1, 0);
   return calls;
 }
 
-test('the inline probes call the logger only when the log window is full or at depth 0', async () => {
+test('the probes call the logger only when the log window is full or at depth 0, and pops write no record', async () => {
   const { m, Q } = await withOwnProbes('window', CHAIN);
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
-  const calls = windowLogger(Q, 4);
+  const calls = windowLogger(Q, 2);
   try {
     assert.equal(m.mid(1), 4);
   } finally {
     Q.w(Q.S, 0, 0, 0);
   }
   assert.deepEqual(calls, [
-    [0, [id('mid')]], // an enter at depth 0
-    [3, [id('m'), id('arrow'), id('leaf'), ~3]], // the window is full
-    [0, [~2, ~1, ~0]], // an exit to depth 0
+    [0, [push(0, id('mid'))]], // an enter at depth 0
+    [2, [push(1, id('m')), push(2, id('arrow'))]], // the window is full
+    [~0, [push(3, id('leaf'))]], // an exit to depth 0 (the pops to 3, 2 and 1: no call, no record)
   ]);
   assert.equal(Q.S[0], 0);
 });
@@ -367,8 +372,8 @@ test('while a frame is slow the probes call the logger at each record next to it
   // past the deepest slow frame on the stack (0 with none).
   const W = new Int32Array(65);
   const calls = [];
-  Q.log((depth, c) => {
-    calls.push([depth, [...W.subarray(1, c)]]);
+  Q.log((b, c) => {
+    calls.push([b, [...W.subarray(1, c)]]);
     let i = Q.S[0] - 1;
     while (i >= 0 && Q.F[Q.S[STACK_BASE + i]] !== 1) i--;
     Q.w(W, 1, 65, i + 1);
@@ -382,13 +387,13 @@ test('while a frame is slow the probes call the logger at each record next to it
     Q.w(W, 0, 0, 0);
   }
   assert.deepEqual(calls, [
-    [0, [id('mid')]],
-    [0, [id('m'), id('arrow'), id('leaf'), ~3, ~2, ~1, ~0]],
-    [0, [id('mid')]],
-    [2, [id('m'), id('arrow')]], // arrow's first gap starts (a slow frame is pushed)
-    [3, [id('leaf')]], // a gap of arrow ends (its caller's)
-    [3, [~3]], // and the next starts
-    [2, [~2]], // arrow's last gap ends
-    [0, [~1, ~0]],
+    [0, [push(0, id('mid'))]],
+    [~0, [push(1, id('m')), push(2, id('arrow')), push(3, id('leaf'))]],
+    [0, [push(0, id('mid'))]],
+    [2, [push(1, id('m')), push(2, id('arrow'))]], // arrow's first gap starts (a slow frame is pushed)
+    [3, [push(3, id('leaf'))]], // a gap of arrow ends (its caller's)
+    [~3, []], // and the next starts (the logger writes the pop's record)
+    [~2, []], // arrow's last gap ends
+    [~0, []], // (m's pop to 1 is past the limit: no call)
   ]);
 });
