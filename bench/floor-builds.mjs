@@ -16,9 +16,9 @@ const PUSH = new RegExp(
   'g',
 );
 // the exit at a block body's end
-const POP = /;__pst&&__ps\.x\(__pst\);/g;
+const POP = /;__pst&&\(__ps\.S\[0\]=__pst-1\);/g;
 // the pop before a return whose value calls nothing (`return (POP, E)`, `return void (POP)`)
-const RET_POP = /__pst&&__ps\.x\(__pst\)/g;
+const RET_POP = /__pst&&\(__ps\.S\[0\]=__pst-1\)/g;
 
 export function floorBuilds(code) {
   const n = {

@@ -35,20 +35,24 @@
 // the switch `C` and `P` itself to names of its own). Every function, ordinary, async or
 // generator, the same text but for its frame id, and no `try` around the body:
 //     let t = C.o && P.e(id);      (a generator's and an async function's: `let t = P.e(id)`)
-//     body, each `return E` as `return P.r((E), t)`,
+//     body, each `return E` as `return P.r((E), t)` (where E calls nothing: `return (POP, E)`),
 //       each `catch`/`finally` clause opening with `t && P.k(t)` (a `finally` also pops at its
 //       end, and the frame is the top again after the `try` statement)
-//     ;t && P.x(t)
-// `t` is the frame's depth with it on the stack (0: not pushed, the switch was off). The push and
-// the pop are calls, out of line: with no profiler they are not made (`C.o` is 0, and so is
-// `t`), and one text per function leaves gzip long repeats (inline pushes, pops and logging
-// tests, with locals a minifier names per function, cost ~37 B gzipped a function; issue 25).
-// `e` pushes and returns the depth after the push (0 while the switch is off); `x(t)` restores
+//     ;POP                          POP: `t && (P.S[0] = t - 1)`
+// `t` is the frame's depth with it on the stack (0: not pushed, the switch was off). The push is
+// a call, out of line: with no profiler it is not made (`C.o` is 0, and so is `t`), and one text
+// per function leaves gzip long repeats (inline pushes and logging tests, with locals a
+// minifier names per function, cost ~37 B gzipped a function; issue 25). The pop is a store of
+// the depth before the frame, and calls nothing (since probes.13: in SpiderMonkey a call on the
+// exits' paths, once a profiler made them taken, slowed the instrumented functions for the
+// rest of the page, even with `x` an empty function: Preact's render 1.35x after a session and
+// 1.70x while profiling, 1.01x and 1.30x without; docs/instrument.md).
+// `e` pushes and returns the depth after the push (0 while the switch is off); a pop restores
 // the depth before it (so an exception, an early return or a frame an uninstrumented callback
-// left behind cannot unbalance the stack; a second exit to the same depth changes nothing) and
-// returns 0; `r(v, t)` does the same and returns v. At a suspension point (await, yield) the
-// frame is popped after the operand is evaluated, `t` becomes 0, and the resume re-enters at
-// whatever depth the resumer has:
+// left behind cannot unbalance the stack; a second exit to the same depth changes nothing):
+// `x(t)` does it and returns 0, `r(v, t)` does it and returns v. At a suspension point (await,
+// yield) the frame is popped after the operand is evaluated, `t` becomes 0, and the resume
+// re-enters at whatever depth the resumer has:
 //   __ps.p(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
 // `x(0)` does nothing, so a function that ends while suspended pops nothing twice.
 // An exception that leaves a function skips its pop: the frame's caller repairs the depth at
@@ -58,27 +62,25 @@
 // the cursor `c`, which then moves on: `d << 21 | id`, the frame id and the depth it is pushed
 // at (below 2^21 and 1023: the logger sees to it, below). A pop writes nothing: the next push's
 // depth says how far the stack fell before it (since probes.12: a record a call instead of two;
-// Firefox's log sampler on marked 1.44x against 1.51x, 160 rounds side by side). The logger (set
-// by `log(f)`) is called as `L(d, c, id)` at a push, d the depth before it and c the cursor after
-// its record, and as `L(~t, c)` at a pop to depth t, where it writes the pop's record itself
-// (~t, negative) when the pop matters: the pops next to a slow frame's gaps, below. It sets the
-// array, the cursor (0: no log), the window's end `E` and the depth limit `D` with
-// `w(W, c, E, D)`, all four closure variables (`var`s: no hole checks), so a record is one
-// typed-array store and no copy (until probes.11's first form the probes wrote into a window
-// S[3 .. 258) that the logger copied: Firefox's log sampler on marked 1.69x against 1.58x). The
-// probes call the logger when a push's cursor reaches E (the window is full), a change is at a
-// depth up to D (-1 while no logger logs), or a slow frame (`F`) is pushed. The log sampler
-// keeps D one past the deepest slow frame on the stack (0 with none), so the logger sees every
-// change at depth 0 and every change next to a slow frame's gaps (its own or its caller's): a
-// slow frame on the stack was pushed with a call, and returns at a depth below D. It sets D past
+// Firefox's log sampler on marked 1.44x against 1.51x, 160 rounds side by side), and the reset
+// says when it fell to 0 (the logger writes that record). The logger (set by `log(f)`) is called
+// as `L(d, c, id)` at a push, d the depth before it and c the cursor after its record, and as
+// `L(~0, c)` by the reset. It sets the array, the cursor (0: no log), the window's end `E` and
+// the depth limit `D` with `w(W, c, E, D)`, all four closure variables (`var`s: no hole
+// checks), so a record is one typed-array store and no copy (until probes.11's first form the
+// probes wrote into a window S[3 .. 258) that the logger copied: Firefox's log sampler on marked
+// 1.69x against 1.58x). A push calls the logger when its cursor reaches E (the window is full),
+// it is at a depth up to D (-1 while no logger logs), or it pushes a slow frame (`F`). The log
+// sampler keeps D one past the deepest slow frame on the stack (0 with none), so the logger
+// sees every push at depth 0 and every push next to a slow frame's gaps (its own or its
+// caller's), which is where the stack fell back to after a slow frame's return. It sets D past
 // any depth when a push could reach depth 1023 before its next call (a stack 767 deep) or the
 // realm has frame ids past 2^21 - 2 (`reg` does it at once), and writes those pushes itself.
-// The test is one compare a change, and a pop fits into the 130 bytes of bytecode SpiderMonkey
-// inlines. The logger takes the window's records and sets the next window's end, so the
-// window's size is how many records pass before the next call: most records make no call (with a
-// call a record, until stop 19, the log sampler's marked render took 1.5-1.6x in Firefox; 1.3x
-// since). Switching is a closure variable's store, never a change to `P` itself, so the probes'
-// inline caches stay monomorphic across profiler sessions (a second load, `P.on[0]`, as before
+// The logger takes the window's records and sets the next window's end, so the window's size is
+// how many records pass before the next call: most records make no call (with a call a record,
+// until stop 19, the log sampler's marked render took 1.5-1.6x in Firefox; 1.3x since).
+// Switching is a closure variable's store, never a change to `P` itself, so the probes' inline
+// caches stay monomorphic across profiler sessions (a second load, `P.on[0]`, as before
 // probes.10 made every call 6-7 ns slower in SpiderMonkey and 1.3 ns in V8, and a bound check 1.7
 // / 0.4 ns: ns per instrumented call, in-page micro-bench, no profiler running).
 export function createProbes() {
@@ -101,13 +103,16 @@ export function createProbes() {
   // The stack is empty whenever a microtask runs (the host runs them with no script on its
   // stack), so a reset queued while a profiler runs drops whatever an exception left: frames
   // that threw past every instrumented `catch` of theirs (bodies have no `try`: exits are
-  // probed at returns, see the protocol above). Queued (`A`) once until it ran, by a push at
-  // depth 0 (the stack grows from 0 only through one) and by a push that calls the logger.
+  // probed at returns, see the protocol above), and tells a logger that the stack is empty
+  // (pops call nothing: this is where the log learns that a task's script ended). Queued (`A`)
+  // once until it ran, by a push at depth 0 (the stack grows from 0 only through one) and by a
+  // push that calls the logger.
   var pending = 0;
   var Q = typeof queueMicrotask === 'function' ? queueMicrotask : null;
   var reset = function reset() {
     pending = 0;
-    if (S[0] !== 0) pop(1);
+    S[0] = 0;
+    if (c) L(-1, c);
   };
   var A = function A() {
     if (pending === 0 && Q !== null) {
@@ -121,13 +126,6 @@ export function createProbes() {
     c = 0,
     E = 0,
     D = -1;
-  // The pop to the depth before frame depth t (t > 0), as `x`, `r`, `k` and the reset make it.
-  // Small enough (< 130 bytes of bytecode) for SpiderMonkey to inline it into `x` and `r` and
-  // them into their callers.
-  var pop = function pop(t) {
-    S[0] = --t;
-    if (t <= D) L(~t, c);
-  };
   var P = {
     S,
     /** The slow frames (1 by frame id), grown and kept by the log sampler. */
@@ -180,17 +178,17 @@ export function createProbes() {
       return d + 1;
     },
     x(t) {
-      if (t > 0) pop(t);
+      if (t > 0) S[0] = t - 1;
       return 0;
     },
     r(v, t) {
-      if (t > 0) pop(t);
+      if (t > 0) S[0] = t - 1;
       return v;
     },
     /** A `catch` or `finally` of a function at frame depth t (t > 0): its frame is the top
      *  again (callees an exception left behind are dropped). */
     k(t) {
-      if (S[0] !== t) pop(t + 1);
+      S[0] = t;
     },
     /** The identity, around an await or a yield: `p(await p(X, pop), push)`. */
     p(v) {
@@ -234,7 +232,7 @@ export const STACK_BASE = 258;
 
 // Versioned: files instrumented for another layout of the probes keep a probe object of their
 // own (not profiled) instead of misreading this one.
-export const PROBES_KEY = 'perfshim.probes.12';
+export const PROBES_KEY = 'perfshim.probes.13';
 
 /** The probe object of this realm (created if no instrumented script ran yet). */
 export function getProbes() {

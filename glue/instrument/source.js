@@ -7,10 +7,11 @@
 //     interval (Atomics.wait keeps the pace even while the page runs a long task); snapshots
 //     come back in batches and go into the trace through ps_instrument_sample.
 //   - log: elsewhere, the probes write every enter (its frame id and depth) as one i32 straight
-//     into the logger's plain Int32Array (a window of it at a time), and the logger the exits
-//     next to long gaps (~depth; the next enter's depth says where the others went), with the
-//     time on a few records only (a clock read costs more than the rest of a probe), kept apart
-//     with their record index; the log is copied into the core's (src/instrument.h) and handed
+//     into the logger's plain Int32Array (a window of it at a time); exits write nothing (the
+//     next enter's depth says how far the stack fell; the logger places the fall in the gap
+//     before it, `fell`, and writes the exit to depth 0 when the probes' microtask reset runs),
+//     with the time on a few records only (a clock read costs more than the rest of a probe),
+//     kept apart with their record index; the log is copied into the core's (src/instrument.h) and handed
 //     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
 //     active at each tick (ps_instrument_consume / _advance).
 // Both register the probes' frame table in the core once per frame and give the same trace.
@@ -90,9 +91,7 @@ function warmLogger(P) {
       P.log(f);
       for (let i = 0; i < 32; i++) {
         P.w(W, 1, 2, -1);
-        const t = P.e(0);
-        P.w(W, 1, 2, EVERY_CHANGE);
-        P.x(t);
+        P.x(P.e(0));
       }
     }
   } finally {
@@ -114,7 +113,8 @@ function stateOf(core) {
   const S = P.S; // the probes' stack, the same array for their whole life
   let tables = 0, // the probes' frame tables registered in the core...
     base = 0; // ...and their frames
-  // The log: `n` records in R (`depth << 21 | id` for an enter, ~depth for an exit) and `m / 2`
+  // The log: `n` records in R (`depth << 21 | id` for an enter, ~depth for an exit the logger
+  // writes) and `m / 2`
   // stamps in T (record index, time), copied into the core's log (`at`: its byte address) at
   // each hand-over. A plain array, not a view of the core's memory: cheaper to write in every
   // engine (and a view dies when the memory grows).
@@ -134,15 +134,18 @@ function stateOf(core) {
   // stays slow only while about one of its gaps in CREDIT is long (a GC pause or a frame with
   // many short gaps and a rare long one does not keep most records stamped). The slow table is
   // the probes' `F` (1 for a slow frame, by frame id): the probes call the logger at a push of a
-  // slow frame and at every change at depth <= their limit, which the logger keeps one past the deepest
-  // slow frame on the stack (`limit`), 0 with none (probes.js); no frame (idle time) is always
-  // exact through the depth-0 records.
+  // slow frame and at every push at depth <= their limit, which the logger keeps one past the
+  // deepest slow frame on the stack (`limit`), 0 with none (probes.js); no frame (idle time) is
+  // exact through the depth-0 records (a push there, and the probes' reset at a task's end).
+  // Pops write no record and make no call: where the stack fell in the gap before a push is
+  // the logger's guess (`fell`), from what it learned of the fallen frames' gaps.
   // The common record pays for no owner and no table: while no frame is slow (most of the time)
   // only the window and the depth decide; owners are read back from the records when needed.
   // Measured in Firefox / Chromium (ns per instrumented call, in-page, with a logger call every
   // record): tracking the owner on every record cost 9 / 3, testing the table 11 / 2, keeping
   // the window's owners 7 / 3.
   let credit = new Int32Array(0),
+    short = new Uint8Array(0), // by frame id: for how many more long gaps a frame seen short fell first (fell)
     countdown = 1,
     stride = STAMP_EVERY,
     lastK = -1, // the record last stamped (negative: in an earlier hand-over)
@@ -192,17 +195,22 @@ function stateOf(core) {
   }
 
   // The stamp of record k, and what it teaches.
-  function stamp(k) {
-    const now = nativeNow();
+  function stamp(k, now = nativeNow()) {
     T[m] = k;
     T[m + 1] = now;
     m += 2;
     const ms = now - lastStamp;
     if (k === lastK + 1) {
-      // an exact gap of the owner after the last stamp
+      // an exact gap of the owner after the last stamp (and of a frame placed before it: fell)
       const f = firstOwner;
-      if (ms >= longMs) markSlow(f, CREDIT);
-      else if (f >= 0 && P.F[f] === 1 && --credit[f] <= 0) P.F[f] = 0;
+      if (ms >= longMs) {
+        markSlow(f, CREDIT);
+        if (f >= 0) short[f] = 0;
+        if (placed >= 0) short[placed]--;
+      } else if (f >= 0) {
+        if (P.F[f] === 1 && --credit[f] <= 0) P.F[f] = 0;
+        short[f] = CREDIT;
+      }
     } else if (ms >= longMs) {
       markSlow(firstOwner, SUSPECT);
       for (let j = Math.max(lastK + 1, 0); j < k; j++) markSlow(ownerAfter(j), SUSPECT);
@@ -253,9 +261,9 @@ function stateOf(core) {
 
   // The probes write the records into R themselves (probes.js: `w` sets the array, the cursor,
   // where the window ends and the depth limit) and call the logger with the cursor when it
-  // reaches the window's end or a change is at a depth up to the limit. The window is as long as
+  // reaches the window's end or a push is at a depth up to the limit. The window is as long as
   // the countdown to the next stamp, so most records cost the probes one store and no call; the
-  // probes also call it at a record next to a slow frame's gap (see `rearm`), so that record is
+  // probes also call it at a push next to a slow frame's gap (see `rearm`), so that record is
   // stamped.
   // The records up to cursor c are the log's (nothing to copy); returns how many are new.
   function take(c) {
@@ -267,9 +275,9 @@ function stateOf(core) {
   }
   // The next window: as long as the countdown (and R's room: a full R is handed over first);
   // and the probes' depth limit, one past the deepest slow frame on the stack (0 with none): the
-  // probes call the logger at every change at a depth up to it, so it sees every change of the
-  // stack there (a slow frame deeper than it calls when it is pushed) and keeps it exact.
-  // Past DEEP, or with frame ids past what a record holds, the probes call at every change and
+  // probes call the logger at every push at a depth up to it, so it sees every push there (a
+  // slow frame deeper than it calls when it is pushed) and stamps it.
+  // Past DEEP, or with frame ids past what a record holds, the probes call at every push and
   // the logger writes the pushes a record cannot hold (`writer`).
   function rearm() {
     if (n >= LOG_RECORDS - 1) handOver();
@@ -279,10 +287,47 @@ function stateOf(core) {
     const limit = S[0] > DEEP || P.n >= ID_BIG ? EVERY_CHANGE : i + 1;
     P.w(R, n + 1, n + 1 + Math.min(Math.max(1, countdown), LOG_RECORDS - 1 - n), limit);
   }
+  // The depth of the stack after record j of this hand-over (-1 before it).
+  // (`HERE | id` follows the exit record the logger wrote with it)
+  function depthAfter(j) {
+    const v = R[j + 1];
+    return j < 0 ? -1 : v >= 0 ? (v >>> ID_BITS) + 1 : v >= HERE_END ? ~v : ~R[j] + 1;
+  }
+  // Pops write no record (probes.js): a push at depth b (its record at R[c - 1]) after a record
+  // that left the stack deeper says that frames fell before it, not when: the gap between the
+  // two is the fallen frames' and then their caller's (or idle time's), in unknown parts. By
+  // default they fell at the push (the core pops them there): a long leaf's time stays its own
+  // (leafAfterCalls). But a frame seen to run short (`short`: its last exact gap was short) fell
+  // at the gap's start, so, from the top, while each fallen frame is one, it gets an exit record
+  // right after the record before, at that record's stamp's time, when that record is stamped
+  // and the gap is long: a long gap after short calls is their caller's (selfBetweenCalls; a
+  // framework's DOM work after a helper returned). Then the push is stamped too, with the time
+  // read here (`now`). Returns the cursor.
+  let placed = -1, // the top frame placed at a gap's start (its gap teaches: stamp)
+    now;
+  function fell(b, c) {
+    const j = c - 3, // the record before the push
+      v = R[j + 1],
+      was = depthAfter(j),
+      // (the frame that fell from depth b: the push's is there now; known when v pushed it)
+      atB = v >>> ID_BITS === b ? v & ID_BIG : -1;
+    let u = was - 1;
+    while (u >= b && short[u > b ? S[B + u] : atB] > 0) u--;
+    if (u + 1 >= was || lastK !== j || m + 4 > T.length || (now = nativeNow()) - lastStamp < longMs)
+      return c;
+    R[c] = R[c - 1];
+    R[c - 1] = ~(u + 1);
+    T[m++] = ++lastK;
+    T[m++] = lastStamp;
+    placed = was - 1 > b ? S[B + was - 1] : atB;
+    firstOwner = u < b ? topAt(b) : u > b ? S[B + u] : atB;
+    return c + 1;
+  }
   // The probes' logger: at a push, b is the depth before it, c the cursor after its record and
-  // id its frame; at a pop, b is ~depth after it and c the cursor (its record is written here).
-  // A push at depth AT_DEPTH or more, or of frame ID_BIG or past it, becomes an exit to its
-  // depth and `HERE | id`. The common case (a full window) is a stamp.
+  // id its frame; from the probes' microtask reset (the stack is empty), b is ~0 and c the
+  // cursor (an exit record to depth 0 goes there). A push at depth
+  // AT_DEPTH or more, or of frame ID_BIG or past it, becomes an exit to its depth and
+  // `HERE | id`. The common case (a full window) is a stamp.
   function writer(b, c, id) {
     if (b < 0) {
       R[c++] = b;
@@ -290,21 +335,26 @@ function stateOf(core) {
     } else if (b >= AT_DEPTH || id >= ID_BIG) {
       R[c - 1] = ~b;
       R[c++] = HERE | id;
-    }
-    if (take(c) && (countdown <= 0 || b === 0 || !neitherSlow(b))) stamp(n - 1);
+    } else c = fell(b, c);
+    if (take(c) && (countdown <= 0 || b === 0 || now >= 0 || !neitherSlow(b))) stamp(n - 1, now);
+    placed = -1;
+    now = undefined;
     rearm();
   }
 
   st = {
     /** Register the probes' frames the core does not know yet. */
     frames() {
+      // (the tables by frame id, twice as long as the frames registered)
+      const grow = (a) => {
+        const g = new a.constructor(P.n * 2);
+        g.set(a);
+        return g;
+      };
       if (P.F.length < P.n) {
-        const grown = new Uint8Array(P.n * 2);
-        grown.set(P.F);
-        P.F = grown;
-        const c = new Int32Array(grown.length);
-        c.set(credit);
-        credit = c;
+        P.F = grow(P.F);
+        credit = grow(credit);
+        short = grow(short);
       }
       for (; tables < P.t.length; tables++)
         base = readFrameTable(P.t[tables], base, (id, name, url, line, column) => {
@@ -320,6 +370,8 @@ function stateOf(core) {
     flush() {
       const c = P.w(R, 0, 0, 0); // (were the hand-over to throw, the log stays off)
       take(c);
+      // (the stack may have fallen since the last record: pops write none)
+      if (c) R[1 + n++] = ~S[0];
       if (n > 0 && lastK < n - 1) stamp(n - 1);
       handOver();
       if (c) rearm();

@@ -7,12 +7,13 @@
 // Per function (declarations, expressions, arrows, methods, accessors, constructors; async
 // functions and generators too; not a tiny one, which calls nothing, loops nowhere and makes
 // no function: tiny(), unless `everyFunction`), one text that differs from the next only in
-// its frame id `__psb_H + i`: the push and the pop are calls to the probes (probes.js), made
-// only while the switch `__pso.o` is on (a profiler runs), and no `try`:
+// its frame id `__psb_H + i`: the push is a call to the probes (probes.js) and the pop a store
+// of the depth into their stack, both made only while the switch `__pso.o` is on (a profiler
+// runs), and no `try`:
 //   { "directives"; let __pst = __pso.o && __ps.e(ID);
 //     body, with every `return E` as `return __psr((E), __pst)` (`__psr`: the probes' `r`), or
-//     where E calls nothing `return (__pst && __ps.x(__pst), E)`
-//     ;__pst && __ps.x(__pst) }
+//     where E calls nothing `return (__pst && (__ps.S[0] = __pst - 1), E)`
+//     ;__pst && (__ps.S[0] = __pst - 1) }
 // (an async function or a generator enters with `let __pst = __ps.e(ID)`: its frame is popped
 // and re-entered around each suspension by calls anyway). With no profiler an ordinary
 // function's probes are the switch's read, a test of `__pst` at its end and at a return of a
@@ -460,6 +461,10 @@ export function instrument(
 
   const reenter = (f) => `${T}?${PS}.k(${T}):${T}=${PS}.e(${base}+${f.index});`;
   const repair = (f) => (f.inline ? `${T}&&${PS}.k(${T});` : reenter(f));
+  // An ordinary function's pop: a store of the depth before its frame, no call (probes.js: a
+  // call on the exits' paths, once a profiler made them taken, slowed the functions for the
+  // rest of the page in SpiderMonkey).
+  const pop = `${T}&&(${PS}.S[0]=${T}-1)`;
 
   // Line starts (after each line terminator, as acorn and V8 count lines), for a position's line
   // and column (1-based) by binary search.
@@ -519,7 +524,7 @@ export function instrument(
     const ready = top ? `${PS}||${init}(),` : '';
     const enter = inline ? `let ${T}=${on}&&${PS}.e(${id});` : `let ${T}=(${ready}${PS}.e(${id}));`;
     // (the `;`: the body's last statement may end by ASI)
-    const exit = inline ? `;${T}&&${PS}.x(${T});` : `;${PS}.x(${T});`;
+    const exit = inline ? `;${pop};` : `;${PS}.x(${T});`;
     const body = node.body;
     if (body.type !== 'BlockStatement') {
       // An arrow's expression body: `{ enter; return exit(expr) }`, from after the `=>` (found
@@ -527,7 +532,7 @@ export function instrument(
       const params = node.params;
       const from = arrowEnd(code, params.length ? params[params.length - 1].end : node.start);
       if (inline && callFree(body)) {
-        s.appendRight(from, `{${enter}return(${T}&&${PS}.x(${T}),`);
+        s.appendRight(from, `{${enter}return(${pop},`);
         s.prependLeft(node.end, ')}');
       } else {
         s.appendRight(from, `{${enter}return ${returned(f, '(')}`);
@@ -557,8 +562,8 @@ export function instrument(
   // file's own binding: ~1 ns a call less than `__ps.r` in V8, bench/instrument-exits.mjs), the
   // identity with no profiler (T is 0). An async generator's return awaits its value after the
   // frame is popped. In an ordinary function, an E that calls nothing (callFree: nothing it runs
-  // can be on the stack above this frame) is `(T && __ps.x(T), E)`, and a bare `return` is
-  // `return void (T && __ps.x(T))`: the frame pops first, and with no profiler nothing is
+  // can be on the stack above this frame) is `(POP, E)`, and a bare `return` is
+  // `return void (POP)` (`pop`, above): the frame pops first, and with no profiler nothing is
   // called. A call at every return, executed even as the identity, cost V8 16 % of Preact's
   // render with no profiler (bench/instrument-preact.mjs's "never profiled" row: the JIT
   // inlines less around it); most of a framework's hot returns return a value it has.
@@ -576,7 +581,6 @@ export function instrument(
       s.prependLeft(node.end, '}');
       return;
     }
-    const pop = `${T}&&${PS}.x(${T})`;
     if (!arg) {
       const exit = f.inline ? `void(${pop})` : `${returned(f, '(')}void 0${returned(f, ')')}`;
       s.overwrite(node.start, node.start + 6, `return ${exit}`, { contentOnly: true });
@@ -635,7 +639,7 @@ export function instrument(
       // reached only when it completed normally, repairs again.
       if (node.type === 'TryStatement' && node.finalizer) {
         // (in braces: the statement may be an `if`'s branch or a loop's body)
-        const exit = f.inline ? `;${T}&&${PS}.x(${T});` : `;${T}=${PS}.x(${T});`;
+        const exit = f.inline ? `;${pop};` : `;${T}=${PS}.x(${T});`;
         // (an empty `finally {}`: one insertion, the repair first; two at the same position
         // would put the exit first, and a return's frame would stay on the stack)
         if (node.finalizer.body.length === 0)

@@ -76,12 +76,12 @@ test('every form of return passes its value through unchanged', async () => {
   const out = instrument(returnForms, { file: 'forms.js' }).code;
   // (a value that calls nothing returns after the pop; one that calls passes through __psr)
   assert.ok(
-    out.includes('return  (__pst&&__ps12_.x(__pst),a, a + 1)'),
+    out.includes('return  (__pst&&(__ps13_.S[0]=__pst-1),a, a + 1)'),
     'a comma expression in parentheses',
   );
-  assert.ok(out.includes('return  __ps12_r((function () {'), 'a function made');
+  assert.ok(out.includes('return  __ps13_r((function () {'), 'a function made');
   assert.ok(
-    out.includes('return void(__pst&&__ps12_.x(__pst))\n'),
+    out.includes('return void(__pst&&(__ps13_.S[0]=__pst-1))\n'),
     'return + newline: returns nothing',
   );
   const got = vm.runInThisContext(out);
@@ -149,10 +149,10 @@ test("a return exits only its own function's frame", async () => {
   // an exit at the end of each block body (a, b, m, d, outer); one per return: through __psr
   // where the value calls (a, outer), after the pop where it does not (b, m, and c's expression
   // body)
-  assert.equal(out.split(';__pst&&__ps.x(__pst);').length - 1, 5);
+  assert.equal(out.split(';__pst&&(__ps.S[0]=__pst-1);').length - 1, 5);
   assert.equal(out.split('__psr((').length - 1, 2);
-  assert.equal(out.split('return  (__pst&&__ps.x(__pst),').length - 1, 2);
-  assert.equal(out.split('return(__pst&&__ps.x(__pst), 3)').length - 1, 1);
+  assert.equal(out.split('return  (__pst&&(__ps.S[0]=__pst-1),').length - 1, 2);
+  assert.equal(out.split('return(__pst&&(__ps.S[0]=__pst-1), 3)').length - 1, 1);
   const m = await load(out);
   assert.deepEqual(m.outer(stackNames), [
     [['outer', 'a'], 2, 3, 4, undefined, ['outer']],
@@ -259,7 +259,7 @@ test('the log sampler takes a repeated exit (a throwing finally after a return) 
   assert.equal(P.S[0], 0);
 });
 
-test('ordinary functions call the probes to push and pop only while the switch is on; the same records with a logger', async () => {
+test('ordinary functions push through the probes and pop with a store only while the switch is on; the same records with a logger', async () => {
   // A probe object of the file's own, whose calls are counted.
   const { m, Q } = await withOwnProbes(
     'inline',
@@ -283,13 +283,15 @@ test('ordinary functions call the probes to push and pop only while the switch i
   assert.equal(m.mid(1), 4);
   assert.equal(m.catches(), 'caught');
   // mid, m, arrow, leaf, catches and boom push; the exception is repaired in the catch; the
-  // returns of a value that calls nothing (leaf's, catches') pop through x first
-  assert.deepEqual(calls, { e: 6, x: 2, k: 1 }, 'switch on: every frame calls the probes');
+  // pops are stores of the depth, no call (leaf's and catches' returns of a value that calls
+  // nothing too)
+  assert.deepEqual(calls, { e: 6, x: 0, k: 1 }, 'switch on: every frame calls the probes');
   assert.equal(Q.S[0], 0);
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
   // A logger with a window of one record and a depth limit past any depth: called at every
-  // change, a push with its record written (the frame and the depth it was pushed at), a pop
-  // with ~depth restored (no record: the logger writes it).
+  // push, with its record written (the frame and the depth it was pushed at); pops write no
+  // record and call nothing; the microtask reset a push at depth 0 queued calls it with ~0 (the
+  // stack is empty then).
   const records = [];
   const W = new Int32Array(4);
   Q.log((b, c) => {
@@ -310,24 +312,16 @@ test('ordinary functions call the probes to push and pop only while the switch i
     push(1, id('m')),
     push(2, id('arrow')),
     push(3, id('leaf')),
-    ~3,
-    ~2,
-    ~1,
-    ~0,
     push(0, id('catches')),
     push(1, id('boom')),
-    ~1,
-    ~0,
     push(0, id('later')),
-    ~0,
+    ~0, // (the reset, before later resumes)
     push(0, id('later')),
     push(1, id('leaf')),
-    ~1,
     ~0,
   ]);
-  // (later: its await pops through `x` and the resume pushes again; leaf's and catches' returns
-  // of a value that calls nothing pop through `x` too)
-  assert.deepEqual(calls, { e: 15, x: 6, k: 2 });
+  // (later: its await pops through `x` and the resume pushes again)
+  assert.deepEqual(calls, { e: 15, x: 1, k: 2 });
   assert.equal(Q.S[0], 0);
 });
 
@@ -347,24 +341,25 @@ function windowLogger(Q, size) {
   return calls;
 }
 
-test('the probes call the logger only when the log window is full or at depth 0, and pops write no record', async () => {
+test('the probes call the logger only when the log window is full or at depth 0; pops write and call nothing', async () => {
   const { m, Q } = await withOwnProbes('window', CHAIN);
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
   const calls = windowLogger(Q, 2);
   try {
     assert.equal(m.mid(1), 4);
+    await null; // the reset queued by the push at depth 0 runs
   } finally {
     Q.w(Q.S, 0, 0, 0);
   }
   assert.deepEqual(calls, [
     [0, [push(0, id('mid'))]], // an enter at depth 0
     [2, [push(1, id('m')), push(2, id('arrow'))]], // the window is full
-    [~0, [push(3, id('leaf'))]], // an exit to depth 0 (the pops to 3, 2 and 1: no call, no record)
+    [~0, [push(3, id('leaf'))]], // the reset: the stack is empty (the pops: no call, no record)
   ]);
   assert.equal(Q.S[0], 0);
 });
 
-test('while a frame is slow the probes call the logger at each record next to its gaps', async () => {
+test('while a frame is slow the probes call the logger at each push next to its gaps', async () => {
   const { m, Q } = await withOwnProbes('slow', CHAIN);
   const id = (name) => probeFrames(Q).findIndex((f) => f[0] === name);
   Q.F = new Uint8Array(probeFrames(Q).length);
@@ -380,7 +375,7 @@ test('while a frame is slow the probes call the logger at each record next to it
   });
   Q.w(W, 1, 65, 0);
   try {
-    assert.equal(m.mid(1), 4); // no frame slow: only the changes at depth 0 call
+    assert.equal(m.mid(1), 4); // no frame slow: only the push at depth 0 calls
     Q.F[id('arrow')] = 1;
     assert.equal(m.mid(1), 4);
   } finally {
@@ -388,12 +383,9 @@ test('while a frame is slow the probes call the logger at each record next to it
   }
   assert.deepEqual(calls, [
     [0, [push(0, id('mid'))]],
-    [~0, [push(1, id('m')), push(2, id('arrow')), push(3, id('leaf'))]],
-    [0, [push(0, id('mid'))]],
+    [0, [push(1, id('m')), push(2, id('arrow')), push(3, id('leaf')), push(0, id('mid'))]],
     [2, [push(1, id('m')), push(2, id('arrow'))]], // arrow's first gap starts (a slow frame is pushed)
-    [3, [push(3, id('leaf'))]], // a gap of arrow ends (its caller's)
-    [~3, []], // and the next starts (the logger writes the pop's record)
-    [~2, []], // arrow's last gap ends
-    [~0, []], // (m's pop to 1 is past the limit: no call)
+    [3, [push(3, id('leaf'))]], // a gap of arrow ends (a push at the depth limit)
+    // (the pops call nothing: the next push says how far the stack fell)
   ]);
 });
