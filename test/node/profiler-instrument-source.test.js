@@ -121,6 +121,43 @@ for (const mode of ['log', 'shared']) {
     });
   }
 
+  // Pops make no call (probes.js): the log sampler learns that the stack is empty from the
+  // probes' microtask reset (an await's wait) or places the fall itself (uninstrumented work
+  // after instrumented calls seen to run short). Ticks inside those stretches have no stack.
+  const topsInside = (t, stretches) =>
+    t.samples
+      .filter((s) => stretches.some(([a, b]) => s.timestamp > a + 0.5 && s.timestamp < b - 0.5))
+      .map((s) =>
+        s.stackId === undefined ? '(idle)' : t.frames[t.stacks[s.stackId].frameId].name,
+      );
+  test(`${mode}: an instrumented function's await is idle from its task's end`, async () => {
+    work.stretches.length = 0;
+    const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
+    await work.awaitGaps(8, 15);
+    const tops = topsInside(await p.stop(), work.stretches);
+    assert.ok(tops.length >= 30, `ticks inside the waits: ${tops.length}`);
+    const idle = tops.filter((n) => n === '(idle)').length;
+    assert.ok(idle >= 0.9 * tops.length, `on top: ${tops.join(' ')}`);
+  });
+
+  test(`${mode}: uninstrumented work after short instrumented calls is idle`, async () => {
+    const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
+    const stretches = [];
+    let s = 0;
+    for (let r = 0; r < 24; r++) {
+      for (let i = 0; i < 3; i++) s = work.tiny(s);
+      const start = performance.now(),
+        end = start + 3;
+      while (performance.now() < end) s++;
+      stretches.push([start, performance.now()]);
+    }
+    // (the sampler learns that `tiny` runs short in the first rounds)
+    const tops = topsInside(await p.stop(), stretches.slice(4));
+    assert.ok(tops.length >= 10, `ticks inside the stretches: ${tops.length}`);
+    const idle = tops.filter((n) => n === '(idle)').length;
+    assert.ok(idle >= 0.9 * tops.length, `on top: ${tops.join(' ')}`);
+  });
+
   test(`${mode}: time outside instrumented code is an idle sample with no stack`, async () => {
     // Counts kept low: a loaded machine may deschedule the sampler worker for a while.
     const p = new Profiler({ sampleInterval: 1, maxBufferSize: 100000 });
