@@ -370,8 +370,6 @@ function stateOf(core) {
     flush() {
       const c = P.w(R, 0, 0, 0); // (were the hand-over to throw, the log stays off)
       take(c);
-      // (the stack may have fallen since the last record: pops write none)
-      if (c) R[1 + n++] = ~S[0];
       if (n > 0 && lastK < n - 1) stamp(n - 1);
       handOver();
       if (c) rearm();
