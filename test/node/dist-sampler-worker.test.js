@@ -27,10 +27,15 @@ test("dist: the sampler worker's code runs in a worker of its own and samples th
   });
   try {
     const batches = [];
+    let enough;
+    const ten = new Promise((r) => {
+      enough = r;
+    });
     const done = new Promise((resolve, reject) => {
       w.on('error', reject);
       w.on('message', (m) => {
         if (m.batch) batches.push(...m.batch);
+        if (batches.length >= 5 * 10) enough();
         if (m.done) resolve();
       });
     });
@@ -40,7 +45,10 @@ test("dist: the sampler worker's code runs in a worker of its own and samples th
       interval: 1,
       origin: performance.timeOrigin,
     });
-    await new Promise((r) => setTimeout(r, 60));
+    // (ten snapshots, however long a loaded machine takes to start the worker and run it)
+    const timer = setTimeout(enough, 10000);
+    await Promise.race([ten, done]);
+    clearTimeout(timer);
     Atomics.store(ctl, 0, 1);
     Atomics.notify(ctl, 0);
     await done;
