@@ -181,6 +181,10 @@ function stateOf(core) {
     return v >= 0 ? topAt(v >>> ID_BITS) : -1;
   }
 
+  // A short exact gap of frame f: one less for it to stay slow.
+  function cool(f) {
+    if (P.F[f] === 1 && --credit[f] <= 0) P.F[f] = 0;
+  }
   // (no frame, f = -1, and an id past the table: typed arrays ignore them)
   function markSlow(f, c) {
     P.F[f] = 1;
@@ -201,15 +205,18 @@ function stateOf(core) {
     m += 2;
     const ms = now - lastStamp;
     if (k === lastK + 1) {
-      // an exact gap of the owner after the last stamp (and of a frame placed before it: fell)
+      // an exact gap of the owner after the last stamp
       const f = firstOwner;
       if (ms >= longMs) {
         markSlow(f, CREDIT);
         if (f >= 0) short[f] = 0;
-        if (placed >= 0) short[placed]--;
-      } else if (f >= 0) {
-        if (P.F[f] === 1 && --credit[f] <= 0) P.F[f] = 0;
-        short[f] = CREDIT;
+      } else {
+        // (and, when the stack fell before record k, of the frame it fell back to: pops make
+        // no record, so that frame's own gaps are seen only this way)
+        const y = callerAt(k);
+        cool(f);
+        if (y !== f) cool(y);
+        if (f >= 0) short[f] = CREDIT;
       }
     } else if (ms >= longMs) {
       markSlow(firstOwner, SUSPECT);
@@ -303,23 +310,27 @@ function stateOf(core) {
   // and the gap is long: a long gap after short calls is their caller's (selfBetweenCalls; a
   // framework's DOM work after a helper returned). Then the push is stamped too, with the time
   // read here (`now`). Returns the cursor.
-  let placed = -1, // the top frame placed at a gap's start (its gap teaches: stamp)
-    now;
+  let now;
   function fell(b, c) {
     const j = c - 3, // the record before the push
       v = R[j + 1],
       was = depthAfter(j),
       // (the frame that fell from depth b: the push's is there now; known when v pushed it)
       atB = v >>> ID_BITS === b ? v & ID_BIG : -1;
+    if (was <= b) return c;
+    const top = was - 1 > b ? S[B + was - 1] : atB;
+    // (a slow frame's fall ends its gap: the push is stamped)
+    if (P.F[top] === 1) now = nativeNow();
     let u = was - 1;
     while (u >= b && short[u > b ? S[B + u] : atB] > 0) u--;
-    if (u + 1 >= was || lastK !== j || m + 4 > T.length || (now = nativeNow()) - lastStamp < longMs)
-      return c;
+    if (u + 1 >= was || lastK !== j || m + 4 > T.length) return c;
+    if (!(now >= 0)) now = nativeNow();
+    if (now - lastStamp < longMs) return c;
     R[c] = R[c - 1];
     R[c - 1] = ~(u + 1);
     T[m++] = ++lastK;
     T[m++] = lastStamp;
-    placed = was - 1 > b ? S[B + was - 1] : atB;
+    short[top]--; // (one long gap fewer that it falls first in)
     firstOwner = u < b ? topAt(b) : u > b ? S[B + u] : atB;
     return c + 1;
   }
@@ -337,7 +348,6 @@ function stateOf(core) {
       R[c++] = HERE | id;
     } else c = fell(b, c);
     if (take(c) && (countdown <= 0 || b === 0 || now >= 0 || !neitherSlow(b))) stamp(n - 1, now);
-    placed = -1;
     now = undefined;
     rearm();
   }
