@@ -11,9 +11,9 @@
 //     next enter's depth says how far the stack fell; the logger places the fall in the gap
 //     before it, `fell`, and writes the exit to depth 0 when the probes' microtask reset runs),
 //     with the time on a few records only (a clock read costs more than the rest of a probe),
-//     kept apart with their record index; the log is copied into the core's (src/instrument.h) and handed
-//     over when it is full, every PUMP_MS, and at stop(); the core turns it into the stack
-//     active at each tick (ps_instrument_consume / _advance).
+//     kept apart with their record index; the log is copied into the core's (src/instrument.h)
+//     and handed over when it is full, every PUMP_MS, and at stop(); the core turns it into the
+//     stack active at each tick (ps_instrument_consume / _advance).
 // Both register the probes' frame table in the core once per frame and give the same trace.
 import { isWindow, isWorker, nativeNow, timeOrigin } from '../host/host.js';
 import { domException } from '../host/errors.js';
@@ -114,10 +114,9 @@ function stateOf(core) {
   let tables = 0, // the probes' frame tables registered in the core...
     base = 0; // ...and their frames
   // The log: `n` records in R (`depth << 21 | id` for an enter, ~depth for an exit the logger
-  // writes) and `m / 2`
-  // stamps in T (record index, time), copied into the core's log (`at`: its byte address) at
-  // each hand-over. A plain array, not a view of the core's memory: cheaper to write in every
-  // engine (and a view dies when the memory grows).
+  // writes) and `m / 2` stamps in T (record index, time), copied into the core's log (`at`: its
+  // byte address) at each hand-over. A plain array, not a view of the core's memory: cheaper to
+  // write in every engine (and a view dies when the memory grows).
   // The probes write the records straight into R (R[1 + j]: record j; the cursor is 1 + n); a
   // window leaves a slot free for the record the logger may add (`writer`).
   const R = new Int32Array(LOG_RECORDS + 1),
@@ -145,7 +144,8 @@ function stateOf(core) {
   // record): tracking the owner on every record cost 9 / 3, testing the table 11 / 2, keeping
   // the window's owners 7 / 3.
   let credit = new Int32Array(0),
-    short = new Uint8Array(0), // by frame id: for how many more long gaps a frame seen short fell first (fell)
+    // (by frame id: in how many more long gaps a frame seen to run short falls first: fell)
+    short = new Uint8Array(0),
     countdown = 1,
     stride = STAMP_EVERY,
     lastK = -1, // the record last stamped (negative: in an earlier hand-over)
@@ -336,9 +336,9 @@ function stateOf(core) {
   }
   // The probes' logger: at a push, b is the depth before it, c the cursor after its record and
   // id its frame; from the probes' microtask reset (the stack is empty), b is ~0 and c the
-  // cursor (an exit record to depth 0 goes there). A push at depth
-  // AT_DEPTH or more, or of frame ID_BIG or past it, becomes an exit to its depth and
-  // `HERE | id`. The common case (a full window) is a stamp.
+  // cursor (an exit record to depth 0 goes there). A push at depth AT_DEPTH or more, or of
+  // frame ID_BIG or past it, becomes an exit to its depth and `HERE | id`. The common case (a
+  // full window) is a stamp.
   function writer(b, c, id) {
     if (b < 0) {
       R[c++] = b;
