@@ -34,15 +34,14 @@ const common = {
 
 /** esbuild's keepNames names every function declaration and class again, also those whose name
  *  it kept (`function f(){}__name(f,"f");`, `class C{static{__name(this,"C")}...`): terser's
- *  keep_fnames / keep_classnames keep these anyway, so only the renamed ones (`Profiler2`
- *  named "Profiler") and the anonymous ones (`const f = () =>`, whose binding terser mangles)
- *  keep their call (~75 calls, 0.4 KB gzipped in the full entry). */
+ *  keep_fnames / keep_classnames keep these anyway, so their calls go (the functions'
+ *  in dropLocalNames, the classes' here); only the renamed ones (`Profiler2` named "Profiler")
+ *  and those dropLocalNames must keep stay. */
 function dropKeptNames(code) {
-  return dropLocalNames(code)
-    .replace(/\}__name\(([\w$]+),"\1"\);/g, (call, f) =>
-      code.includes(`function ${f}(`) || code.includes(`function*${f}(`) ? '}' : call,
-    )
-    .replace(/(\bclass ([\w$]+)(?: extends [\w$.]+)?\{)static\{__name\(this,"\2"\)\}/g, '$1');
+  return dropLocalNames(code).replace(
+    /(\bclass ([\w$]+)(?: extends [\w$.]+)?\{)static\{__name\(this,"\2"\)\}/g,
+    '$1',
+  );
 }
 
 /** esbuild's keepNames also wraps every function a local binding holds (`const check =
@@ -54,16 +53,32 @@ function dropKeptNames(code) {
 function dropLocalNames(code) {
   const ast = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module' });
   const exported = new Set();
+  const declared = new Set();
   const cuts = [],
-    seqs = [];
+    owns = [];
   (function walk(node) {
     if (node.type === 'ExportSpecifier') exported.add(node.local.name);
-    // (`return __name(f, "f"), x`: a declaration's own name, kept by terser anyway)
+    // (declarations, and bindings of a function, whose names terser's keep_fnames keeps)
+    if (node.type === 'FunctionDeclaration') declared.add(node.id.name);
+    if (
+      node.type === 'VariableDeclarator' &&
+      node.init &&
+      /^(ArrowFunctionExpression|FunctionExpression)$/.test(node.init.type)
+    )
+      declared.add(node.id.name);
+    // (`__name(f, "f");` or `return __name(f, "f"), x`: a declaration's own name, which terser
+    // keeps anyway)
+    const own = (e) =>
+      e.type === 'CallExpression' &&
+      e.callee.name === '__name' &&
+      e.arguments[0].type === 'Identifier' &&
+      e.arguments[0].name === e.arguments[1].value;
+    if (node.type === 'ExpressionStatement' && own(node.expression))
+      owns.push([node.expression.arguments[0].name, node.start, node.end]);
     if (node.type === 'SequenceExpression')
       node.expressions.forEach((e, i) => {
-        const [f, n] = e.type === 'CallExpression' && e.callee.name === '__name' ? e.arguments : [];
-        if (f && f.type === 'Identifier' && f.name === n.value && i + 1 < node.expressions.length)
-          seqs.push([e.start, node.expressions[i + 1].start]);
+        if (own(e) && i + 1 < node.expressions.length)
+          owns.push([e.arguments[0].name, e.start, node.expressions[i + 1].start]);
       });
     // (`let f = ...` or `f = ...`; the binding may be f2 where esbuild renamed it)
     // (and `{ f: ... }`, whose function is named f by the language anyway)
@@ -97,7 +112,7 @@ function dropLocalNames(code) {
       out.remove(c.start, c.arguments[0].start);
       out.remove(c.arguments[0].end, c.end);
     }
-  for (const [from, to] of seqs) out.remove(from, to);
+  for (const [f, from, to] of owns) if (declared.has(f)) out.remove(from, to);
   return out.toString();
 }
 
