@@ -12,13 +12,13 @@
 // follow.
 const ID = '__psb_\\w+\\+\\d+';
 const PUSH = new RegExp(
-  `let __pst=(?:__pso|\\(__pso\\|\\|__psh_\\w+\\(\\)\\))\\.o&&__ps\\.e\\((${ID})\\);`,
+  `let __pst=(?:__pso|\\(__pso\\|\\|__psh_\\w+\\(\\)\\))\\.o&&__pse\\((${ID})\\);`,
   'g',
 );
 // the exit at a block body's end
-const POP = /;__pst&&\(__ps\.S\[0\]=__pst-1\);/g;
+const POP = /;__pst&&\(__pss\[0\]=__pst-1\);/g;
 // the pop before a return whose value calls nothing (`return (POP, E)`, `return void (POP)`)
-const RET_POP = /__pst&&\(__ps\.S\[0\]=__pst-1\)/g;
+const RET_POP = /__pst&&\(__pss\[0\]=__pst-1\)/g;
 
 export function floorBuilds(code) {
   const n = {
@@ -30,9 +30,9 @@ export function floorBuilds(code) {
     throw new Error(`floor builds: the transform's text changed (${JSON.stringify(n)})`);
   return {
     stack: code
-      .replace(PUSH, 'let __pst=__ps.S[0]+1;__ps.S[__pst+257]=$1;__ps.S[0]=__pst;')
-      .replace(POP, ';__ps.S[0]=__pst-1;')
-      .replace(RET_POP, '(__ps.S[0]=__pst-1)'),
+      .replace(PUSH, 'let __pst=__pss[0]+1;__pss[__pst+257]=$1;__pss[0]=__pst;')
+      .replace(POP, ';__pss[0]=__pst-1;')
+      .replace(RET_POP, '(__pss[0]=__pst-1)'),
     // (`__pst` stays 0: a `catch`'s or `finally`'s repair is a test that fails)
     bare: code.replace(PUSH, 'let __pst=0;').replace(POP, ';').replace(RET_POP, '0'),
   };

@@ -32,13 +32,15 @@
 // (its callees are, and an async function is again from its next resume); one entered while on
 // pops at its exit even after the switch went off, so the stack stays balanced.
 // Protocol (what the transform emits per function, docs/instrument.md; the file's header binds
-// the switch `C` and `P` itself to names of its own). Every function, ordinary, async or
+// the switch `C`, `P` itself, and `P.r`, `P.e` and `P.S` to names of its own: a probe a call
+// of a binding, not a property read and a call). Every function, ordinary, async or
 // generator, the same text but for its frame id, and no `try` around the body:
-//     let t = C.o && P.e(id);      (a generator's and an async function's: `let t = P.e(id)`)
-//     body, each `return E` as `return P.r((E), t)` (where E calls nothing: `return (POP, E)`),
+//     let t = C.o && e(id);        (a generator's and an async function's: `let t = P.e(id)`)
+//     body, each `return E` as `return r((E), t)` (where E calls nothing: `return (POP, E)`),
 //       each `catch`/`finally` clause opening with `t && P.k(t)` (a `finally` also pops at its
 //       end, and the frame is the top again after the `try` statement)
-//     ;POP                          POP: `t && (P.S[0] = t - 1)`
+//     ;POP                          POP: `t && (S[0] = t - 1)`
+// (so `e` reads nothing through `this`, and `S` is the same array for the probes' life)
 // `t` is the frame's depth with it on the stack (0: not pushed, the switch was off). The push is
 // a call, out of line: with no profiler it is not made (`C.o` is 0, and so is `t`), and one text
 // per function leaves gzip long repeats (inline pushes and logging tests, with locals a

@@ -118,7 +118,7 @@ test('an input map is composed: frames and the output map point into the origina
   assert.deepEqual(map.sources, ['answer.ts']);
   const at = out.code
     .split('\n')
-    .findIndex((l) => l.includes('return  (__pst&&(__ps.S[0]=__pst-1),42'));
+    .findIndex((l) => l.includes('return  (__pst&&(__pss[0]=__pst-1),42'));
   const col = out.code.split('\n')[at].indexOf('return  (');
   const back = originalPositionFor(map, { line: at + 1, column: col });
   assert.deepEqual([back.source, back.line, back.column], ['answer.ts', 2, 2]);

@@ -7,7 +7,13 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
 import { instrument } from './fixtures/instrument-every-function.mjs';
-import { getProbes, probeFrames, PROBES_KEY, STACK_BASE } from '../../glue/instrument/probes.js';
+import {
+  createProbes,
+  getProbes,
+  probeFrames,
+  PROBES_KEY,
+  STACK_BASE,
+} from '../../glue/instrument/probes.js';
 import { loadCore } from '../../glue/host/loader.js';
 import { createProfilerClass } from '../../glue/profiler/profiler.js';
 import { createInstrumentSource } from '../../glue/instrument/source.js';
@@ -20,11 +26,13 @@ const P = getProbes();
 // one, so the switch is on for the whole file (as a running profiler would hold it).
 P.use(1);
 // A module instrumented with a probe object of its own (the probes' key renamed): {m, Q}.
-async function withOwnProbes(name, source) {
+// `before(Q)` runs before the module's header binds Q's probes.
+async function withOwnProbes(name, source, before = () => {}) {
   const key = `perfshim.test.${name}.${Math.random()}`;
   const out = instrument(source, { file: `${name}.js` }).code;
+  const Q = (globalThis[Symbol.for(key)] = createProbes());
+  before(Q);
   const m = await load(out.replaceAll(JSON.stringify(PROBES_KEY), JSON.stringify(key)));
-  const Q = globalThis[Symbol.for(key)];
   Q.use(1);
   return { m, Q };
 }
@@ -76,12 +84,12 @@ test('every form of return passes its value through unchanged', async () => {
   const out = instrument(returnForms, { file: 'forms.js' }).code;
   // (a value that calls nothing returns after the pop; one that calls passes through __psr)
   assert.ok(
-    out.includes('return  (__pst&&(__ps13_.S[0]=__pst-1),a, a + 1)'),
+    out.includes('return  (__pst&&(__ps13_s[0]=__pst-1),a, a + 1)'),
     'a comma expression in parentheses',
   );
   assert.ok(out.includes('return  __ps13_r((function () {'), 'a function made');
   assert.ok(
-    out.includes('return void(__pst&&(__ps13_.S[0]=__pst-1))\n'),
+    out.includes('return void(__pst&&(__ps13_s[0]=__pst-1))\n'),
     'return + newline: returns nothing',
   );
   const got = vm.runInThisContext(out);
@@ -149,10 +157,10 @@ test("a return exits only its own function's frame", async () => {
   // an exit at the end of each block body (a, b, m, d, outer); one per return: through __psr
   // where the value calls (a, outer), after the pop where it does not (b, m, and c's expression
   // body)
-  assert.equal(out.split(';__pst&&(__ps.S[0]=__pst-1);').length - 1, 5);
+  assert.equal(out.split(';__pst&&(__pss[0]=__pst-1);').length - 1, 5);
   assert.equal(out.split('__psr((').length - 1, 2);
-  assert.equal(out.split('return  (__pst&&(__ps.S[0]=__pst-1),').length - 1, 2);
-  assert.equal(out.split('return(__pst&&(__ps.S[0]=__pst-1), 3)').length - 1, 1);
+  assert.equal(out.split('return  (__pst&&(__pss[0]=__pst-1),').length - 1, 2);
+  assert.equal(out.split('return(__pst&&(__pss[0]=__pst-1), 3)').length - 1, 1);
   const m = await load(out);
   assert.deepEqual(m.outer(stackNames), [
     [['outer', 'a'], 2, 3, 4, undefined, ['outer']],
@@ -261,19 +269,22 @@ test('the log sampler takes a repeated exit (a throwing finally after a return) 
 
 test('ordinary functions push through the probes and pop with a store only while the switch is on; the same records with a logger', async () => {
   // A probe object of the file's own, whose calls are counted.
+  // (the pushes call `e` and the returns `r` through the file's own bindings of them, read
+  // when the header ran: the calls are counted from before it)
+  const calls = { e: 0, x: 0, k: 0 };
   const { m, Q } = await withOwnProbes(
     'inline',
     `${CHAIN}export function boom() { throw new Error("b"); }\n` +
       'export function catches() { try { boom(); } catch { return "caught"; } }\n' +
       'export async function later(x) { await null; return leaf(x); }',
+    (Q) => {
+      for (const k of Object.keys(calls)) {
+        const f = Q[k];
+        Q[k] = (...a) => (calls[k]++, f(...a));
+      }
+    },
   );
   assert.ok(Q && Q !== P, 'the file has its own probe object');
-  // (the returns call `r` through the file's own binding of it, read when the header ran)
-  const calls = { e: 0, x: 0, k: 0 };
-  for (const k of Object.keys(calls)) {
-    const f = Q[k];
-    Q[k] = (...a) => (calls[k]++, f(...a));
-  }
   Q.use(-1);
   assert.equal(m.mid(1), 4);
   assert.equal(m.catches(), 'caught');
