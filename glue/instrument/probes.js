@@ -35,7 +35,7 @@
 // the switch `C`, `P` itself, and `P.r`, `P.e` and `P.S` to names of its own: a probe a call
 // of a binding, not a property read and a call). Every function, ordinary, async or
 // generator, the same text but for its frame id, and no `try` around the body:
-//     let t = C.o && e(id);        (a generator's and an async function's: `let t = P.e(id)`)
+//     let t = C.o && e(id);        (a generator's and an async function's: `let t = e(id)`)
 //     body, each `return E` as `return r((E), t)` (where E calls nothing: `return (POP, E)`),
 //       each `catch`/`finally` clause opening with `t && P.k(t)` (a `finally` also pops at its
 //       end, and the frame is the top again after the `try` statement)
@@ -55,7 +55,7 @@
 // `x(t)` does it and returns 0, `r(v, t)` does it and returns v. At a suspension point (await,
 // yield) the frame is popped after the operand is evaluated, `t` becomes 0, and the resume
 // re-enters at whatever depth the resumer has:
-//   __ps.p(await __ps.p(X, t = __ps.x(t)), t = __ps.e(id))
+//   __ps.p(await __ps.p(X, t = __ps.x(t)), t = __pse(id))
 // `x(0)` does nothing, so a function that ends while suspended pops nothing twice.
 // An exception that leaves a function skips its pop: the frame's caller repairs the depth at
 // its next `catch`/`finally` (`k`), and the reset queued by a push at depth 0 (`e`: a

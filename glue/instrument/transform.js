@@ -18,7 +18,7 @@
 // call of a binding and a pop a store into one: as `__ps.e(ID)`, a property read before each
 // push call, Firefox's log sampler on marked took 1.42-1.46x against 1.38-1.39x, 240 rounds
 // side by side; docs/instrument.md)
-// (an async function or a generator enters with `let __pst = __ps.e(ID)`: its frame is popped
+// (an async function or a generator enters with `let __pst = __pse(ID)`: its frame is popped
 // and re-entered around each suspension by calls anyway). With no profiler an ordinary
 // function's probes are the switch's read, a test of `__pst` at its end and at a return of a
 // value that calls nothing, and the call of the identity `__psr` at a return of one that calls
@@ -465,7 +465,7 @@ export function instrument(
   const fnStack = [];
   const { t: T, ps: PS, r: R } = N;
 
-  const reenter = (f) => `${T}?${PS}.k(${T}):${T}=${PS}.e(${base}+${f.index});`;
+  const reenter = (f) => `${T}?${PS}.k(${T}):${T}=${N.e}(${base}+${f.index});`;
   const repair = (f) => (f.inline ? `${T}&&${PS}.k(${T});` : reenter(f));
   // An ordinary function's pop: a store of the depth before its frame, no call (probes.js: a
   // call on the exits' paths, once a profiler made them taken, slowed the functions for the
@@ -527,8 +527,8 @@ export function instrument(
     // (a top-level declaration runs the header first if an ES module cycle calls it before the
     // header's statement ran: see `init`)
     const on = top ? `(${N.o}||${init}()).o` : `${N.o}.o`;
-    const ready = top ? `${PS}||${init}(),` : '';
-    const enter = inline ? `let ${T}=${on}&&${N.e}(${id});` : `let ${T}=(${ready}${PS}.e(${id}));`;
+    const ready = top ? `${N.e}||${init}(),` : '';
+    const enter = inline ? `let ${T}=${on}&&${N.e}(${id});` : `let ${T}=(${ready}${N.e}(${id}));`;
     // (the `;`: the body's last statement may end by ASI)
     const exit = inline ? `;${pop};` : `;${PS}.x(${T});`;
     const body = node.body;
@@ -606,7 +606,7 @@ export function instrument(
   function suspend(node, f) {
     // await X / yield X / yield* X: pop after X, re-enter on resume. (The leading space: the
     // operand may follow the keyword directly, as in `yield/re/` or `await-1`.)
-    const e = `${T}=${PS}.e(${base}+${f.index})`;
+    const e = `${T}=${N.e}(${base}+${f.index})`;
     const arg = node.argument;
     // Closings at one position: the later prependLeft lands first, so the outer one goes in first.
     s.appendRight(node.start, `${PS}.p(`);
