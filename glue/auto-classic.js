@@ -2,7 +2,7 @@
 // page, or importScripts() in a worker, installs synchronously and exposes `perfshim`; the
 // entry's code is compiled and run when first used (glue/classic.js). `<script src=...
 // data-force>` installs over a conforming host too.
-import { installClassic, nameFunctions } from './classic.js';
+import { installClassic, nameFunctions, profilerAndMemory } from './classic.js';
 import { makeProfilerClass, sharedProfilerClass } from './profiler/profiler-class.js';
 // The build's module of ./auto-classic-first-use.js as text (tools/build-dist.mjs):
 // firstUse() compiles and runs it once, and returns its exports.
@@ -18,7 +18,4 @@ const KEYS =
 const profiler = () =>
   sharedProfilerClass(() => makeProfilerClass(() => firstUse().defaultBackend()));
 
-installClassic(() => nameFunctions(firstUse().entry), KEYS.split(' '), {
-  profiler,
-  memory: true,
-});
+installClassic(() => nameFunctions(firstUse().entry), KEYS.split(' '), profilerAndMemory(profiler));

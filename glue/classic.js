@@ -12,9 +12,9 @@
 // the entry on their first read, then become its values. Anywhere else, or with `data-force`
 // on the script tag (or globalThis.PERFSHIM = { force: true }), the entry is loaded at once and
 // installs as the module entries do.
-import { domException } from './host/errors.js';
-import { markMeasure, nativeHome, timelineShortfalls } from './host/host.js';
-import { defineValue } from './host/webidl.js';
+// (Of glue/host, only native.js runs at load: errors.js and webidl.js are first-use code in
+// perfshim/timeline's script. A classic script runs where DOMException is a global.)
+import { markMeasure, nativeHome, timelineShortfalls } from './host/native.js';
 
 const g = globalThis;
 const INSTALLED = Symbol.for('perfshim.installed'); // install.js's record of what is installed
@@ -23,13 +23,17 @@ const MEMORY_METHODS = ['measureUserAgentSpecificMemory', 'measureMemory'];
 // Marks a Measure Memory forwarder (of any copy of this script: the first to load its entry
 // replaces them all).
 const FORWARDER = Symbol.for('perfshim.memoryForwarder');
+// A data property as WebIDL defines an operation (enumerable) or an interface object on the
+// global (not enumerable), as webidl.js's defineValue does.
+const defineValue = (obj, key, value, enumerable) =>
+  Object.defineProperty(obj, key, { value, writable: true, enumerable, configurable: true });
 
 /**
  * Install the entry that `load()` returns and expose it as `globalThis.perfshim`. `keys`: the
- * entry's export names. The full entry's features: `profiler`, its Profiler class's maker
- * (sharedProfilerClass), and `memory`; perfshim/timeline has neither.
+ * entry's export names. `features(loadEntry)`: what the script installs at load besides (the full
+ * entry's: profilerAndMemory()); it returns what to do once the entry has loaded, or null.
  */
-export function installClassic(load, keys, { profiler = null, memory = false } = {}) {
+export function installClassic(load, keys, features = null) {
   const script = typeof document !== 'undefined' ? document.currentScript : null;
   const force = !!((script && script.dataset && 'force' in script.dataset) || g.PERFSHIM?.force);
   if (force || timelineShortfalls().length) {
@@ -38,18 +42,15 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
     g.perfshim = entry;
     return;
   }
-  const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
   const perfshim = {};
   let entry = null;
+  let loaded = null;
   const loadEntry = () => {
     if (entry) return entry;
     entry = load();
     for (const key of keys)
       Object.defineProperty(perfshim, key, { value: entry[key], enumerable: true });
-    const realm = g[REALM];
-    const replaced = MEMORY_METHODS.filter((key) => nativeHome[key]?.[FORWARDER]);
-    for (const key of replaced) defineValue(nativeHome, key, realm.methods[key], true);
-    if (replaced.length) realm.acceptHost(); // the host's performance is a `this` of its methods
+    if (loaded) loaded();
     return entry;
   };
   for (const key of keys)
@@ -58,12 +59,24 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
       enumerable: true,
       configurable: true,
     });
-  if (profiler && !done.features.has('profiler')) {
+  if (features) loaded = features(loadEntry);
+  g.perfshim = perfshim;
+}
+
+/**
+ * dist/perfshim.auto.js's features at load (installClassic): the Profiler class that `profiler()`
+ * makes (sharedProfilerClass), and a forwarder for each Measure Memory method the host lacks,
+ * which loads the entry on its first call (it returns a promise anyway). Once the entry has
+ * loaded, the entry's methods replace every copy's forwarders.
+ */
+export const profilerAndMemory = (profiler) => (loadEntry) => {
+  const done = g[INSTALLED] || (g[INSTALLED] = { features: new Set() });
+  if (!done.features.has('profiler')) {
     // (the entry takes the same class: sharedProfilerClass makes it once)
     defineValue(g, 'Profiler', profiler(), false);
     done.features.add('profiler');
   }
-  if (memory && !done.features.has('memory')) {
+  if (!done.features.has('memory')) {
     for (const key of MEMORY_METHODS) {
       if (typeof nativeHome[key] === 'function') continue;
       // A method, as WebIDL operations are (no prototype, not a constructor), named `key`.
@@ -87,8 +100,13 @@ export function installClassic(load, keys, { profiler = null, memory = false } =
       done.features.add('memory');
     }
   }
-  g.perfshim = perfshim;
-}
+  return () => {
+    const realm = g[REALM];
+    const replaced = MEMORY_METHODS.filter((key) => nativeHome[key]?.[FORWARDER]);
+    for (const key of replaced) defineValue(nativeHome, key, realm.methods[key], true);
+    if (replaced.length) realm.acceptHost(); // the host's performance is a `this` of its methods
+  };
+};
 
 // Where the first-use code puts itself when it runs as an inline script (tools/build-dist.mjs
 // gives the CSP hash of exactly this text followed by the code on the script's second line).
@@ -168,11 +186,11 @@ function compileFirstUse(text, nonce) {
   };
   const made = nonce ? asScript() || asEval() : asEval() || asScript();
   if (made) return made;
-  throw domException(
-    'NotAllowedError',
+  throw new DOMException(
     "perfshim: this page's Content-Security-Policy refuses the code perfshim compiles on first " +
       "use: allow 'unsafe-eval', give perfshim's script tag the page's nonce, or allow the hash " +
       "on the script's second line (README: Content-Security-Policy)",
+    'NotAllowedError',
   );
 }
 

@@ -5,7 +5,7 @@ import { lazyCore, loadCore } from './host/loader.js';
 import { createRealm } from './timeline/performance.js';
 import { install as installInto, FULL_FEATURES } from './timeline/install.js';
 import { getProfiler } from './profiler/profiler.js';
-import { markMeasure } from './host/host.js';
+import { markMeasure } from './host/native.js';
 import { domException } from './host/errors.js';
 
 /** measureUserAgentSpecificMemory, its code (glue/memory/measure-memory.js and its sources, and the

@@ -13,7 +13,8 @@
 // The spec's "memory measurement allowed predicate" comes first: a Window whose origin is not
 // the top-level origin, or a dedicated worker, gets a SecurityError.
 import { domException, failed } from '../host/errors.js';
-import { isWindow, nativeHome, nativeMeasure } from '../host/host.js';
+import { isWindow } from '../host/host.js';
+import { nativeHome, nativeMeasure } from '../host/native.js';
 
 const OP = 'measureUserAgentSpecificMemory';
 const g = globalThis;

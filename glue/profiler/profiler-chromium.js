@@ -10,7 +10,7 @@
 // is folded into ours; once maxBufferSize samples are in, the session stops and fires the event.
 import { ChunkedSampler } from './sampler.js';
 // (captured by host.js before perfshim installs its own Profiler over the global)
-import { NativeProfiler } from '../host/host.js';
+import { NativeProfiler } from '../host/native.js';
 
 class NativeSampler extends ChunkedSampler {
   startChunk() {

@@ -20,7 +20,8 @@ import {
   toUnsignedLong,
   webidlShape,
 } from '../host/webidl.js';
-import { nativeNow, PERFSHIM_PROFILER } from '../host/host.js';
+import { nativeNow } from '../host/host.js';
+import { PERFSHIM_PROFILER } from '../host/native.js';
 
 const INSTRUMENT_HELP =
   'or instrument the scripts (`npx perfshim instrument in.js -o out.js`, or ' +

@@ -11,7 +11,8 @@
 // stops there (the new chunk is discarded) and fires samplebufferfull.
 
 import { domException } from '../host/errors.js';
-import { isNode, nativeNow } from '../host/host.js';
+import { nativeNow } from '../host/host.js';
+import { isNode } from '../host/native.js';
 import { ChunkedSampler } from './sampler.js';
 
 // node:inspector (with worker_threads and streams behind it) costs ~6 ms to load: it is loaded

@@ -18,13 +18,13 @@ import {
 } from '../host/webidl.js';
 import { cloneDetail } from './clone.js';
 import {
-  native,
   nativeNow,
   isWindow,
   TIMING_NAMES,
   hasNavigationId,
   currentNavigationId,
 } from '../host/host.js';
+import { native } from '../host/native.js';
 
 export const INTERNAL = Symbol('perfshim.internal');
 const illegal = (what) => new TypeError(`${what}: Illegal invocation`);

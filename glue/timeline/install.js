@@ -4,7 +4,8 @@
 // it buffered before install are carried over. By default only what is missing or
 // non-conforming is installed; `force` (or globalThis.PERFSHIM = { force: true } before the
 // import, or data-force on the classic script tag) installs over a conforming host too.
-import { native, nativePerformance, nativeHome, timelineShortfalls } from '../host/host.js';
+import { nativePerformance } from '../host/host.js';
+import { native, nativeHome, timelineShortfalls } from '../host/native.js';
 import { defineValue } from '../host/webidl.js';
 import { hostQuery } from './timeline.js';
 

@@ -11,7 +11,8 @@ import {
   webidlShape,
 } from '../host/webidl.js';
 import { INTERNAL } from './entries.js';
-import { native, nativeSupportedTypes } from '../host/host.js';
+import { nativeSupportedTypes } from '../host/host.js';
+import { native } from '../host/native.js';
 import { OWNED_TYPES, typeIndex, entryQueries } from './timeline.js';
 
 const warn = (message) => globalThis.console?.warn?.(`PerformanceObserver: ${message}`);

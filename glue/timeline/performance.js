@@ -27,7 +27,6 @@ import { PerformanceEntry, PerformanceMark, PerformanceMeasure, markSteps } from
 import { Timeline, typeIndex, entryQueries } from './timeline.js';
 import { createObserverClasses } from './observer.js';
 import {
-  native,
   nativeNow,
   nativePerformance,
   timeOrigin,
@@ -36,6 +35,7 @@ import {
   isHostPerformance,
   adoptHostPerformance,
 } from '../host/host.js';
+import { native } from '../host/native.js';
 
 const OPS = 'mark measure clearMarks clearMeasures getEntries getEntriesByType getEntriesByName';
 const CTX = Object.fromEntries(OPS.split(' ').map((op) => [op, failed(op, 'Performance')]));

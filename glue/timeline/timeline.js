@@ -6,13 +6,12 @@
 import { PS_E_LIMIT, PS_TYPE_MARK, PS_TYPE_MEASURE } from '../host/abi.js';
 import { Chunk, CHUNK_BITS, CHUNK, place, newEntry, looseEntry, detach } from './entries.js';
 import {
-  native,
   nativePerformance,
   nativeSupportedTypes,
   queueTask,
   reportException,
-  isNode,
 } from '../host/host.js';
+import { native, isNode } from '../host/native.js';
 import { requireArgs, toDOMString } from '../host/webidl.js';
 
 /** The entry types perfshim owns, at their core type codes. */

@@ -99,3 +99,25 @@ for (const [name, args] of Object.entries(LOADERS)) {
     assert.equal(out.wasm, true, "the realm's core is measured");
   });
 }
+
+test("the timeline classic script's load part is the host capture and the install alone", () => {
+  // Every page view compiles and runs the load part (issue 25); the rest is the first-use text,
+  // one string literal. Of glue/host only native.js belongs there: the error table
+  // (errors.js), the WebIDL helpers (webidl.js) and host.js's probes wait for the first use.
+  const text = read('dist/perfshim.timeline.auto.js');
+  const literals = text.match(/'function\((?:[^'\\]|\\.)*'/g);
+  assert.equal(literals.length, 1, 'one first-use text');
+  const loadPart = text.replace(literals[0], "''");
+  for (const atLoad of ['perfshim-probe', 'getEntriesByName', 'perfshim.firstUse'])
+    assert.ok(loadPart.includes(atLoad), `the load part lacks ${atLoad}`);
+  const later = {
+    'errors.js': 'out of memory in the perfshim core',
+    'webidl.js': 'Cannot convert a Symbol value to a string',
+    'host.js': 'domContentLoadedEventStart',
+  };
+  for (const [module, s] of Object.entries(later)) {
+    assert.ok(!loadPart.includes(s), `the load part holds ${module}`);
+    assert.ok(literals[0].includes(s), `the first-use text lacks ${module}`);
+  }
+  assert.ok(loadPart.length < 4096, `the load part is ${loadPart.length} bytes`);
+});
