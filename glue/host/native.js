@@ -49,7 +49,7 @@ export function timelineShortfalls() {
   // (The host's methods and interfaces are null where it has none, or no performance at all.)
   if (!native.mark || !native.measure || !native.getEntriesByName) why.push('no User Timing');
   // User Timing 3's mark options: only its PerformanceMark has a constructor, which takes them
-  // (and `detail` with them; a detail would be structured-cloned, which costs a page's load).
+  // (`startTime` tells; a `detail` would be structured-cloned, which costs a page's load).
   let markOptions = false;
   try {
     markOptions = new native.PerformanceMark('perfshim-probe', { startTime: 1 }).startTime === 1;
@@ -57,8 +57,7 @@ export function timelineShortfalls() {
     // no constructor (null), or one that rejects the options
   }
   if (!native.PerformanceMark) why.push('no PerformanceMark constructor');
-  else if (!markOptions || !('detail' in native.PerformanceMark.prototype))
-    why.push('no User Timing 3 mark options');
+  else if (!markOptions) why.push('no User Timing 3 mark options');
   if (!Array.isArray(native.PerformanceObserver?.supportedEntryTypes))
     why.push('no PerformanceObserver.supportedEntryTypes');
   return why;
